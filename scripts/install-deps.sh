@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages blocktune builds with, where they are missing.
+# Needs root for apt-get; without root it lists what to install and fails.
+set -euo pipefail
+
+packages=(cmake g++ make libsqlite3-dev libfmt-dev libcli11-dev catch2 nlohmann-json3-dev libbenchmark-dev sqlite3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "blocktune: missing Debian packages: ${missing[*]}" >&2
+    echo "blocktune: run as root, or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "blocktune: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ ! -x ${CUDA_HOME:-/usr/local/cuda}/bin/nvcc && ! -f ${CUDA_HOME:-/usr/local/cuda}/include/nvrtc.h ]]; then
+  echo "blocktune: the CUDA toolkit (13.x) was not found at ${CUDA_HOME:-/usr/local/cuda}; set CUDA_HOME" >&2
+  exit 1
+fi
