@@ -1,0 +1,202 @@
+#include "blocktune/replay.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace blocktune {
+
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps the cache's order of configurations
+
+// Kernel Tuner appends to its cache while tuning; an interrupted run leaves
+// `"cache": {"a": {...}, "b": {...},` without the closing braces.
+Json parse_cache(const std::string& text) {
+  if (Json json = Json::parse(text, nullptr, false); !json.is_discarded()) return json;
+  std::string closed = text;
+  while (!closed.empty() && std::isspace(static_cast<unsigned char>(closed.back()))) closed.pop_back();
+  if (!closed.empty() && closed.back() == ',') closed.pop_back();
+  return Json::parse(closed + "}\n}");
+}
+
+Value parameter_value(const Json& json, const std::string& name) {
+  if (json.is_number_integer()) return json.get<std::int64_t>();
+  if (json.is_string()) return json.get<std::string>();
+  if (json.is_boolean()) return std::int64_t{json.get<bool>()};
+  if (json.is_number_float()) {
+    const double number = json.get<double>();
+    if (std::trunc(number) == number && std::abs(number) < 0x1p62) return static_cast<std::int64_t>(number);
+    return json.dump();
+  }
+  throw std::runtime_error(fmt::format("parameter '{}' has the value {}, which is not a number or string", name, json.dump()));
+}
+
+double milliseconds(const Json& entry, const char* key) {
+  const auto found = entry.find(key);
+  if (found == entry.end() || !found->is_number()) return 0;
+  return found->get<double>() / 1000;
+}
+
+RecordedSpace read_cache(const Json& json) {
+  const auto names = json.at("tune_params_keys").get<std::vector<std::string>>();
+  RecordedSpace space;
+  for (const auto& [key, entry] : json.at("cache").items()) {
+    const Json& time = entry.at("time");
+    if (time.is_string() && time.get<std::string>() == "InvalidConfig") continue;
+    if (!time.is_number() && !time.is_string())
+      throw std::runtime_error(fmt::format("entry '{}' has the time {}, not a number or error name", key, time.dump()));
+
+    std::vector<std::pair<std::string, Value>> entries;
+    for (const std::string& name : names) entries.emplace_back(name, parameter_value(entry.at(name), name));
+    space.configs.emplace_back(std::move(entries));
+    space.time.push_back(time.is_number() ? std::optional(time.get<double>() / 1000) : std::nullopt);
+    space.cost_seconds.push_back(milliseconds(entry, "compile_time") + milliseconds(entry, "verification_time") +
+                                 milliseconds(entry, "benchmark_time"));
+  }
+  return space;
+}
+
+void check_parallel(const RecordedSpace& space) {
+  if (space.time.size() != space.configs.size() || space.cost_seconds.size() != space.configs.size())
+    throw std::invalid_argument(fmt::format("recorded space has {} configurations, {} times and {} costs",
+                                            space.configs.size(), space.time.size(), space.cost_seconds.size()));
+}
+
+}  // namespace
+
+RecordedSpace load_kernel_tuner_cache(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(fmt::format("cannot open Kernel Tuner cache '{}'", path.string()));
+  const std::string text(std::istreambuf_iterator<char>(file), {});
+  try {
+    return read_cache(parse_cache(text));
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("cannot read Kernel Tuner cache '{}': {}", path.string(), error.what()));
+  }
+}
+
+SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,
+                    const std::vector<double>* model_score) {
+  check_parallel(space);
+  std::unordered_map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < space.configs.size(); ++i) index_of.emplace(space.configs[i].to_string(), i);
+  const Evaluator recorded = [&](const Config& config) {
+    const std::size_t i = index_of.at(config.to_string());
+    return Evaluation{space.time[i], space.cost_seconds[i]};
+  };
+  return strategy.run(space.configs, model_score, recorded, budget, seed);
+}
+
+BestSoFar::BestSoFar(const SearchResult& result) {
+  double clock = 0;
+  for (const auto& [candidate, evaluation] : result.history) {
+    clock += evaluation.cost_seconds;
+    if (evaluation.time && (best_.empty() || *evaluation.time < best_.back())) {
+      found_at_.push_back(clock);
+      best_.push_back(*evaluation.time);
+    }
+  }
+}
+
+std::optional<double> BestSoFar::at(double seconds) const {
+  const auto later = std::upper_bound(found_at_.begin(), found_at_.end(), seconds);
+  if (later == found_at_.begin()) return std::nullopt;
+  return best_[static_cast<std::size_t>(later - found_at_.begin()) - 1];
+}
+
+RandomBaseline::RandomBaseline(const RecordedSpace& space) : space_size_(space.configs.size()) {
+  check_parallel(space);
+  for (const auto& time : space.time)
+    if (time) sorted_times_.push_back(*time);
+  if (sorted_times_.empty()) throw std::invalid_argument("no configuration of the recorded space succeeded");
+  std::sort(sorted_times_.begin(), sorted_times_.end());
+  mean_cost_ = std::accumulate(space.cost_seconds.begin(), space.cost_seconds.end(), 0.0) /
+               static_cast<double>(space_size_);
+}
+
+double RandomBaseline::expected_best(std::size_t draws) const {
+  // With N configurations, the i-th fastest success is the best of k draws
+  // when it is drawn and none of the i-1 faster ones is:
+  //   P_i = C(N-i, k-1) / C(N, k),  P_1 = k/N,  P_{i+1} = P_i (N-i-k+1) / (N-i).
+  // Whatever probability is left over is that of drawing only failures.
+  const std::size_t n = space_size_;
+  const std::size_t k = std::min(draws, n);
+  if (k == 0) return slowest();
+  double probability = static_cast<double>(k) / static_cast<double>(n);
+  double expected = 0, covered = 0;
+  for (std::size_t i = 1; i <= sorted_times_.size() && probability > 0; ++i) {
+    expected += probability * sorted_times_[i - 1];
+    covered += probability;
+    probability = n - i >= k ? probability * static_cast<double>(n - i - k + 1) / static_cast<double>(n - i) : 0;
+  }
+  return expected + std::max(0.0, 1 - covered) * slowest();
+}
+
+std::size_t RandomBaseline::draws_by(double seconds) const {
+  if (mean_cost_ <= 0) return space_size_;
+  const double draws = std::floor(std::max(seconds, 0.0) / mean_cost_);
+  return draws >= static_cast<double>(space_size_) ? space_size_ : static_cast<std::size_t>(draws);
+}
+
+double RandomBaseline::budget_seconds(double cutoff) const {
+  const std::size_t count = sorted_times_.size();
+  const double median = count % 2 == 1 ? sorted_times_[count / 2]
+                                       : (sorted_times_[count / 2 - 1] + sorted_times_[count / 2]) / 2;
+  const double target = optimum() + (median - optimum()) * (1 - cutoff);
+  // expected_best() falls with the number of draws: find the first that reaches the target.
+  std::size_t low = 1, high = space_size_;
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    if (expected_best(middle) <= target) high = middle;
+    else low = middle + 1;
+  }
+  return static_cast<double>(low) * mean_cost_;
+}
+
+double performance_at(const BestSoFar& search, const RandomBaseline& random, double seconds) {
+  const double found = search.at(seconds).value_or(random.slowest());
+  const double expected = random.at(seconds);
+  if (expected <= random.optimum()) return found <= random.optimum() ? 1.0 : 0.0;
+  return (expected - found) / (expected - random.optimum());
+}
+
+double methodology_score(const BestSoFar& search, const RandomBaseline& random, double budget_seconds,
+                         std::size_t samples) {
+  if (samples == 0) throw std::invalid_argument("the methodology score needs at least one sample time");
+  double total = 0;
+  for (std::size_t j = 1; j <= samples; ++j)
+    total += performance_at(search, random, budget_seconds * static_cast<double>(j) / static_cast<double>(samples));
+  return total / static_cast<double>(samples);
+}
+
+ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, std::span<const std::uint64_t> seeds,
+                        const std::vector<double>* model_score) {
+  const RandomBaseline random(space);
+  const double budget = random.budget_seconds();
+  ReplaySummary summary{strategy.name(), seeds.size()};
+  if (seeds.empty()) return summary;
+
+  std::size_t near_optimal = 0;
+  double total_score = 0;
+  for (const std::uint64_t seed : seeds) {
+    const SearchResult timed = replay(space, strategy, Budget{.seconds = budget}, seed, model_score);
+    total_score += methodology_score(BestSoFar(timed), random, budget);
+
+    const SearchResult short_run = replay(space, strategy, Budget{.fraction = kEvaluationFraction}, seed, model_score);
+    if (short_run.best && random.optimum() / *space.time[*short_run.best] >= kNearOptimalSpeed) ++near_optimal;
+  }
+  summary.mean_score = total_score / static_cast<double>(seeds.size());
+  summary.near_optimal_fraction = static_cast<double>(near_optimal) / static_cast<double>(seeds.size());
+  return summary;
+}
+
+}  // namespace blocktune
