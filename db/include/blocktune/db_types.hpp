@@ -1,0 +1,42 @@
+// Value types shared by the run-time query API and the read-write store.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blocktune {
+
+// Any failure to open, read or write a tuning database. The message names the
+// file and says what is wrong with it.
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The size of the problem a kernel is tuned for, e.g. {512, 512, 512}.
+struct ProblemSize {
+  std::vector<std::int64_t> dims;
+
+  std::string to_string() const;  // "512x512x512"
+  // Parses "512x512x512" (one or more positive dimensions). Throws
+  // std::invalid_argument with a message that quotes the text.
+  static ProblemSize parse(std::string_view text);
+
+  friend bool operator==(const ProblemSize&, const ProblemSize&) = default;
+};
+
+// How a configuration is launched: block dimensions and shared-memory carveout.
+struct LaunchShape {
+  static constexpr int driver_default_carveout = -1;
+
+  std::array<int, 3> block{1, 1, 1};
+  int carveout = driver_default_carveout;  // else percent of shared memory, 0..100
+
+  int threads() const { return block[0] * block[1] * block[2]; }
+  friend bool operator==(const LaunchShape&, const LaunchShape&) = default;
+};
+
+}  // namespace blocktune

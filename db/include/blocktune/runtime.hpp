@@ -1,0 +1,96 @@
+// Run-time query API: which configuration should this application launch?
+//
+//   auto db = blocktune::TuningDatabase::open(blocktune::default_database_path());
+//   const auto& best = db.best("stencil3d", device_key, {{nx, ny, nz}});
+//   dim3 block(best.shape.block[0], best.shape.block[1], best.shape.block[2]);
+//
+// Links only against SQLite: querying needs neither NVRTC nor a GPU.
+#pragma once
+
+#include <blocktune/db_types.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace blocktune {
+
+// What an application knows about its GPU from cudaGetDeviceProperties.
+struct DeviceKey {
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", see format_gpu_uuid
+  std::string name;  // e.g. "NVIDIA H100 80GB HBM3"
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+
+  friend bool operator==(const DeviceKey&, const DeviceKey&) = default;
+};
+
+// How an answer was found, from the most to the least specific.
+enum class MatchKind {
+  exact,                   // this device, this problem size
+  nearest_problem,         // this device, the nearest tuned size (log space)
+  same_device_name,        // another device with the same name
+  same_arch_and_sm_count,  // same compute capability and SM count
+  same_arch,               // same compute capability
+  arch_default,            // the occupancy-chosen default for the architecture
+  kernel_default,          // the kernel's own default configuration
+  none,                    // nothing stored for this kernel fits this device
+};
+
+std::string_view describe(MatchKind);  // "exact match", "nearest tuned problem size", ...
+
+struct BestConfig {
+  MatchKind match = MatchKind::none;
+  LaunchShape shape;
+  std::vector<std::pair<std::string, std::string>> parameters;  // parsed from config, in order
+  std::string config;               // canonical "name=value,name=value"
+  double median_ms = 0;             // measured where it was tuned; 0 for defaults
+  std::string tuned_device;         // name of the device it was tuned on; empty for defaults
+  std::string tuned_device_uuid;
+  ProblemSize tuned_problem;        // empty for defaults
+
+  bool found() const { return match != MatchKind::none; }
+  std::optional<std::string_view> get(std::string_view name) const;
+  int get_int(std::string_view name, int fallback) const;  // fallback if absent or not an int
+};
+
+// A read-only snapshot of a tuning database, loaded at open: reopen to see
+// results committed later. Thread-safe; cheap to copy and move (shared state).
+class TuningDatabase {
+ public:
+  // Throws StoreError naming the file for a missing file, a file that is not
+  // SQLite, a truncated or corrupt database, or a newer schema version.
+  static TuningDatabase open(const std::filesystem::path& file);
+
+  // Never throws for a well-formed query; an unknown kernel gives match none.
+  // The first answer for a query is computed, later ones come from memory.
+  // The reference stays valid while this database (or a copy) lives; on a
+  // temporary database the answer is returned by value instead.
+  const BestConfig& best(std::string_view kernel, const DeviceKey& device,
+                         const ProblemSize& problem) const&;
+  BestConfig best(std::string_view kernel, const DeviceKey& device, const ProblemSize& problem) &&;
+
+  const std::filesystem::path& path() const;
+
+ private:
+  struct State;
+  explicit TuningDatabase(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_;
+};
+
+// $BLOCKTUNE_DB, else $XDG_DATA_HOME/blocktune/tuning.db, else
+// ~/.local/share/blocktune/tuning.db.
+std::filesystem::path default_database_path();
+
+// Lines for people (no final newline): the configuration, its launch shape,
+// how it was found.
+std::string format_best(const BestConfig&);
+
+// The 16 bytes of cudaDeviceProp::uuid in the form nvidia-smi prints:
+// "GPU-8f3c1a2b-0d4e-5f60-7182-93a4b5c6d7e8". The tuner stores devices so.
+std::string format_gpu_uuid(const char (&bytes)[16]);
+
+}  // namespace blocktune

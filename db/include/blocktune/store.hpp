@@ -1,0 +1,170 @@
+// The read-write tuning store used by the tuner, plus the database tools
+// (summary, JSON export/import, merge, integrity check).
+//
+// Every write is committed before the call returns, so an interrupted run
+// loses at most the trial being measured; has_trial() lets a re-run resume.
+#pragma once
+
+#include <blocktune/db_types.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blocktune {
+
+// Identity and facts of one GPU. The uuid is the key.
+struct DeviceRecord {
+  std::string uuid, name;  // uuid as format_gpu_uuid writes it
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+  std::int64_t memory_bytes = 0, l2_bytes = 0;
+  int sm_clock_mhz = 0, memory_clock_mhz = 0, memory_bus_bits = 0;
+  int driver_version = 0, cuda_version = 0;  // e.g. 13000
+  bool ecc = false;
+};
+
+// One version of a kernel: a new source hash is a new kernel row.
+struct KernelRecord {
+  std::string name, source_hash;
+  std::vector<std::string> parameter_names;  // in canonical config order
+  std::string default_config;                // empty if the kernel has none
+  // Launch shape of default_config; when unknown, update_winner learns it
+  // from the default's ok trial. Without it queries skip the kernel default.
+  std::optional<LaunchShape> default_shape;
+};
+
+enum class Outcome {
+  ok,
+  compile_error,
+  launch_error,
+  runtime_fault,
+  timeout,
+  wrong_result,
+  rejected_by_constraint,
+  pruned_by_occupancy,
+};
+
+std::string_view to_string(Outcome);
+std::optional<Outcome> parse_outcome(std::string_view);
+
+// One measured (or rejected) configuration.
+struct TrialRecord {
+  std::string config;  // canonical "name=value,name=value": with device, kernel and problem the resume key
+  LaunchShape shape;
+  Outcome outcome = Outcome::ok;
+  std::string message;  // compile log, error text, violated constraint...
+  std::vector<double> samples_ms;
+  double median_ms = 0, min_ms = 0, mean_ms = 0, spread = 0;  // spread: relative, e.g. (p90-p10)/median
+  int registers = 0, static_smem = 0, dynamic_smem = 0, local_bytes = 0, spill_stores = 0, spill_loads = 0;
+  int blocks_per_sm = 0;
+  double occupancy = 0;  // active warps / max warps
+  std::string limiting_factor;
+  double compile_s = 0, verify_s = 0, benchmark_s = 0;
+  std::int64_t timestamp = 0;  // unix seconds; 0 is stored as the time of add_trial
+  std::string blocktune_version;
+  int sm_clock_mhz = 0;  // 0 when unknown
+  double metric = 0;
+  std::string metric_unit;  // e.g. GB/s, for reports
+};
+
+// The fastest ok trial of a (device, kernel, problem). Margins are ratios
+// (runner-up time / winner time, default time / winner time), 0 when unknown.
+struct Winner {
+  std::string config;
+  LaunchShape shape;
+  double median_ms = 0;
+  double margin_runner_up = 0;
+  double margin_default = 0;
+};
+
+// What `blocktune db import` and `merge` did. A trial already stored is
+// replaced only by a newer measurement (later timestamp) of the same key.
+struct ImportStats {
+  std::int64_t devices = 0, kernels = 0, problems = 0;
+  std::int64_t trials_added = 0, trials_replaced = 0, trials_kept = 0;
+  std::int64_t winners = 0;  // winners recomputed
+};
+
+// Read-write access for one thread; open one Store per thread or process.
+// Concurrent writers and readers in other processes are fine (WAL mode, busy timeout).
+class Store {
+ public:
+  // Creates the file (and its folder) if missing, migrates an older schema.
+  static Store open(const std::filesystem::path& file);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::filesystem::path& path() const;
+
+  std::int64_t upsert_device(const DeviceRecord&);
+  std::int64_t upsert_kernel(const KernelRecord&);  // same name + source_hash -> same id
+  std::int64_t upsert_problem(std::int64_t kernel_id, const ProblemSize&);
+
+  // The tuning session key is (device, kernel, problem).
+  std::vector<TrialRecord> trials(std::int64_t device_id, std::int64_t kernel_id,
+                                  std::int64_t problem_id) const;  // in measurement order
+  bool has_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                 std::string_view config) const;
+  // Committed before it returns; a second trial with the same config replaces the first.
+  void add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const TrialRecord&);
+
+  // Recomputes the winner from the ok trials, stores it and returns it
+  // (nullopt, and no winner stored, without ok trials). An empty
+  // default_config means the kernel's own.
+  std::optional<Winner> update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                                      std::string_view default_config = {});
+
+  // The occupancy-chosen default for an architecture, computed by the tuner.
+  void set_arch_default(std::string_view kernel_name, int cc_major, int cc_minor, std::string_view config,
+                        const LaunchShape&);
+
+  // All or nothing: on any error nothing of the input is stored.
+  ImportStats import_json(std::istream& in, std::string_view source_name);
+  ImportStats merge(const std::filesystem::path& other_database);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl>);
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- Read-only tools (the file must exist; it is never modified) ----
+
+struct SessionSummary {
+  std::string device_uuid, device_name, kernel, source_hash;
+  ProblemSize problem;
+  std::int64_t trials = 0, ok_trials = 0;
+  std::optional<Winner> winner;
+};
+
+struct DatabaseSummary {
+  int schema_version = 0;
+  std::uintmax_t file_bytes = 0;
+  std::int64_t trials = 0;
+  std::vector<DeviceRecord> devices;
+  std::vector<KernelRecord> kernels;
+  std::vector<SessionSummary> sessions;
+};
+
+DatabaseSummary summarize_database(const std::filesystem::path& file);
+
+// Writes every device, kernel, problem, trial and architecture default as
+// JSON; winners are derived and recomputed on import.
+void export_json(const std::filesystem::path& file, std::ostream& out);
+
+struct CheckReport {
+  std::vector<std::string> errors;    // damage: the database needs repair
+  std::vector<std::string> warnings;  // e.g. a session whose winner is missing or stale
+  bool ok() const { return errors.empty(); }
+};
+
+CheckReport check_database(const std::filesystem::path& file);
+
+}  // namespace blocktune

@@ -1,0 +1,27 @@
+// The database schema: version, identity, and (in blocktune_db) migrations.
+#pragma once
+
+#include "sqlite.hpp"
+
+#include <cstdint>
+
+namespace blocktune::schema {
+
+// PRAGMA user_version: bump it and add a migration for every schema change.
+inline constexpr int current_version = 1;
+// PRAGMA application_id, "BTUN": tells a blocktune database from other SQLite files.
+inline constexpr std::int32_t application_id = 0x4254554E;
+
+// Inside a transaction: the schema version of the database, 0 for a SQLite
+// file with no tables at all. Throws StoreError for a SQLite file of another
+// application, or one written by a newer blocktune.
+int check(const sqlite::Connection& db);
+
+// check() for readers: a SQLite file without tables is an error as well.
+void require_tuning_database(const sqlite::Connection& db);
+
+// Creates the schema in a new database or migrates an older one to
+// current_version, in one write transaction.
+void migrate(const sqlite::Connection& db);
+
+}  // namespace blocktune::schema

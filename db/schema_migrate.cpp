@@ -1,0 +1,130 @@
+#include "schema.hpp"
+
+#include <array>
+#include <string>
+
+namespace blocktune::schema {
+namespace {
+
+// migrations[v] brings a database from schema version v to v + 1. Plain
+// tables (not STRICT) so that SQLite releases older than 3.37 can read them.
+constexpr std::array<const char*, current_version> migrations{
+    R"sql(
+CREATE TABLE devices (
+  id               INTEGER PRIMARY KEY,
+  uuid             TEXT    NOT NULL UNIQUE CHECK (uuid <> ''),
+  name             TEXT    NOT NULL,
+  cc_major         INTEGER NOT NULL,
+  cc_minor         INTEGER NOT NULL,
+  sm_count         INTEGER NOT NULL,
+  memory_bytes     INTEGER NOT NULL,
+  l2_bytes         INTEGER NOT NULL,
+  sm_clock_mhz     INTEGER NOT NULL,
+  memory_clock_mhz INTEGER NOT NULL,
+  memory_bus_bits  INTEGER NOT NULL,
+  driver_version   INTEGER NOT NULL,
+  cuda_version     INTEGER NOT NULL,
+  ecc              INTEGER NOT NULL CHECK (ecc IN (0, 1))
+);
+
+-- One row per kernel source version: a new source hash is a new kernel.
+CREATE TABLE kernels (
+  id               INTEGER PRIMARY KEY,
+  name             TEXT    NOT NULL CHECK (name <> ''),
+  source_hash      TEXT    NOT NULL,
+  parameter_names  TEXT    NOT NULL,  -- comma-separated, in config order
+  default_config   TEXT    NOT NULL,  -- '' when the kernel has none
+  default_block_x  INTEGER CHECK (default_block_x >= 1),  -- default shape: NULL while unknown
+  default_block_y  INTEGER CHECK (default_block_y >= 1),
+  default_block_z  INTEGER CHECK (default_block_z >= 1),
+  default_carveout INTEGER CHECK (default_carveout BETWEEN -1 AND 100),
+  created_at       INTEGER NOT NULL,  -- unix seconds; the newest version answers queries
+  UNIQUE (name, source_hash)
+);
+
+CREATE TABLE problems (
+  id        INTEGER PRIMARY KEY,
+  kernel_id INTEGER NOT NULL REFERENCES kernels (id),
+  dims      TEXT    NOT NULL,  -- "512x512x512"
+  UNIQUE (kernel_id, dims)
+);
+
+CREATE TABLE trials (
+  id                INTEGER PRIMARY KEY,
+  device_id         INTEGER NOT NULL REFERENCES devices (id),
+  kernel_id         INTEGER NOT NULL REFERENCES kernels (id),
+  problem_id        INTEGER NOT NULL REFERENCES problems (id),
+  config            TEXT    NOT NULL CHECK (config <> ''),
+  block_x           INTEGER NOT NULL CHECK (block_x >= 1),
+  block_y           INTEGER NOT NULL CHECK (block_y >= 1),
+  block_z           INTEGER NOT NULL CHECK (block_z >= 1),
+  carveout          INTEGER NOT NULL CHECK (carveout BETWEEN -1 AND 100),
+  outcome           TEXT    NOT NULL CHECK (outcome IN ('ok', 'compile_error', 'launch_error', 'runtime_fault',
+                                      'timeout', 'wrong_result', 'rejected_by_constraint', 'pruned_by_occupancy')),
+  message           TEXT    NOT NULL,
+  samples_ms        TEXT    NOT NULL,  -- space-separated, shortest round-trip decimals
+  median_ms         REAL    NOT NULL,
+  min_ms            REAL    NOT NULL,
+  mean_ms           REAL    NOT NULL,
+  spread            REAL    NOT NULL,
+  registers         INTEGER NOT NULL,
+  static_smem       INTEGER NOT NULL,
+  dynamic_smem      INTEGER NOT NULL,
+  local_bytes       INTEGER NOT NULL,
+  spill_stores      INTEGER NOT NULL,
+  spill_loads       INTEGER NOT NULL,
+  blocks_per_sm     INTEGER NOT NULL,
+  occupancy         REAL    NOT NULL,
+  limiting_factor   TEXT    NOT NULL,
+  compile_s         REAL    NOT NULL,
+  verify_s          REAL    NOT NULL,
+  benchmark_s       REAL    NOT NULL,
+  timestamp         INTEGER NOT NULL,
+  blocktune_version TEXT    NOT NULL,
+  sm_clock_mhz      INTEGER NOT NULL,
+  metric            REAL    NOT NULL,
+  metric_unit       TEXT    NOT NULL,
+  UNIQUE (device_id, kernel_id, problem_id, config)  -- the resume key
+);
+
+-- Derived from trials by Store::update_winner; what TuningDatabase answers from.
+CREATE TABLE winners (
+  device_id        INTEGER NOT NULL REFERENCES devices (id),
+  kernel_id        INTEGER NOT NULL REFERENCES kernels (id),
+  problem_id       INTEGER NOT NULL REFERENCES problems (id),
+  trial_id         INTEGER NOT NULL REFERENCES trials (id),
+  margin_runner_up REAL    NOT NULL,  -- runner-up time / winner time, 0 when unknown
+  margin_default   REAL    NOT NULL,  -- default config time / winner time, 0 when unknown
+  updated_at       INTEGER NOT NULL,
+  PRIMARY KEY (device_id, kernel_id, problem_id)
+) WITHOUT ROWID;
+
+-- The occupancy-chosen default per architecture, for GPUs never tuned.
+CREATE TABLE arch_defaults (
+  kernel_name TEXT    NOT NULL,
+  cc_major    INTEGER NOT NULL,
+  cc_minor    INTEGER NOT NULL,
+  config      TEXT    NOT NULL,
+  block_x     INTEGER NOT NULL CHECK (block_x >= 1),
+  block_y     INTEGER NOT NULL CHECK (block_y >= 1),
+  block_z     INTEGER NOT NULL CHECK (block_z >= 1),
+  carveout    INTEGER NOT NULL CHECK (carveout BETWEEN -1 AND 100),
+  PRIMARY KEY (kernel_name, cc_major, cc_minor)
+) WITHOUT ROWID;
+)sql",
+};
+
+}  // namespace
+
+void migrate(const sqlite::Connection& db) {
+  sqlite::Transaction transaction(db);
+  // Checked under the write lock: another process may have migrated meanwhile.
+  int version = check(db);
+  if (version == current_version) return;  // nothing to write
+  for (; version < current_version; ++version) db.exec(migrations[version]);
+  db.exec(("PRAGMA application_id = " + std::to_string(application_id)).c_str());
+  db.exec(("PRAGMA user_version = " + std::to_string(current_version)).c_str());
+  transaction.commit();
+}
+
+}  // namespace blocktune::schema

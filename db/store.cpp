@@ -1,0 +1,382 @@
+#include "store_impl.hpp"
+
+#include "schema.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+
+namespace blocktune {
+namespace {
+
+constexpr std::array outcome_names{"ok",           "compile_error", "launch_error",           "runtime_fault",
+                                   "timeout",      "wrong_result",  "rejected_by_constraint", "pruned_by_occupancy"};
+
+std::int64_t now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Samples as text: readable in the sqlite3 shell, exact on the way back.
+std::string encode_samples(const std::vector<double>& samples) {
+  std::string text;
+  char buffer[32];
+  for (const double sample : samples) {
+    if (!text.empty()) text += ' ';
+    text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, sample).ptr);
+  }
+  return text;
+}
+
+std::vector<double> decode_samples(std::string_view text, const std::filesystem::path& file) {
+  std::vector<double> samples;
+  const char* position = text.data();
+  const char* const end = text.data() + text.size();
+  while (position != end) {
+    double value = 0;
+    const auto result = std::from_chars(position, end, value);
+    if (result.ec != std::errc()) throw StoreError(sqlite::quoted(file) + " holds unreadable timing samples");
+    samples.push_back(value);
+    position = result.ptr == end ? end : result.ptr + 1;
+  }
+  return samples;
+}
+
+template <class Record>
+void require_valid(const Record& record) {
+  if (const auto problem = find_problem(record)) throw std::invalid_argument(*problem);
+}
+
+std::string upsert_trial_sql() {
+  std::string placeholders = "?1, ?2, ?3";
+  std::string updates;
+  int count = 3;
+  for (std::string_view columns = trial_columns; !columns.empty();) {
+    const auto comma = columns.find(',');
+    const auto column = columns.substr(0, comma);
+    placeholders += fmt::format(", ?{}", ++count);
+    if (column != "config") updates += fmt::format("{}{} = excluded.{}", updates.empty() ? "" : ", ", column, column);
+    columns = comma == columns.npos ? std::string_view() : columns.substr(comma + 2);
+  }
+  return fmt::format(
+      "INSERT INTO trials (device_id, kernel_id, problem_id, {}) VALUES ({}) "
+      "ON CONFLICT (device_id, kernel_id, problem_id, config) DO UPDATE SET {}",
+      trial_columns, placeholders, updates);
+}
+
+}  // namespace
+
+std::string_view to_string(Outcome outcome) { return outcome_names.at(static_cast<std::size_t>(outcome)); }
+
+std::optional<Outcome> parse_outcome(std::string_view text) {
+  for (std::size_t i = 0; i < outcome_names.size(); ++i)
+    if (outcome_names[i] == text) return static_cast<Outcome>(i);
+  return std::nullopt;
+}
+
+// ---- Validation ----
+
+std::optional<std::string> find_problem(const DeviceRecord& device) {
+  if (device.uuid.empty()) return "device '" + device.name + "' has no uuid";
+  return std::nullopt;
+}
+
+std::optional<std::string> find_problem(const KernelRecord& kernel) {
+  if (kernel.name.empty()) return "kernel without a name";
+  for (const auto& name : kernel.parameter_names)
+    if (name.empty() || name.find_first_of(",=") != std::string::npos)
+      return "kernel '" + kernel.name + "': parameter name '" + name + "' is empty or contains ',' or '='";
+  if (kernel.default_shape)
+    if (auto problem = find_problem(*kernel.default_shape)) return "kernel '" + kernel.name + "' default: " + *problem;
+  return std::nullopt;
+}
+
+std::optional<std::string> find_problem(const ProblemSize& problem) {
+  if (problem.dims.empty()) return "problem size without dimensions";
+  for (const auto dim : problem.dims)
+    if (dim <= 0) return "problem size '" + problem.to_string() + "' has a dimension that is not positive";
+  return std::nullopt;
+}
+
+std::optional<std::string> find_problem(const LaunchShape& shape) {
+  for (const int extent : shape.block)
+    if (extent < 1) return fmt::format("block dimension {} is not positive", extent);
+  if (shape.carveout < -1 || shape.carveout > 100)
+    return fmt::format("carveout {} is outside -1 (driver default) to 100", shape.carveout);
+  return std::nullopt;
+}
+
+std::optional<std::string> find_problem(const TrialRecord& trial) {
+  if (trial.config.empty()) return "trial without a config";
+  for (std::string_view rest = trial.config; !rest.empty();) {
+    const auto item = rest.substr(0, rest.find(','));
+    if (item.find('=') == 0 || item.find('=') == item.npos)
+      return "config '" + trial.config + "' is not of the form name=value,name=value";
+    rest.remove_prefix(std::min(rest.size(), item.size() + 1));
+  }
+  if (auto problem = find_problem(trial.shape)) return "config '" + trial.config + "': " + *problem;
+  for (const double value : {trial.median_ms, trial.min_ms, trial.mean_ms, trial.spread, trial.occupancy,
+                             trial.compile_s, trial.verify_s, trial.benchmark_s, trial.metric})
+    if (!std::isfinite(value)) return "config '" + trial.config + "': a statistic is not a finite number";
+  for (const double sample : trial.samples_ms)
+    if (!std::isfinite(sample)) return "config '" + trial.config + "': a timing sample is not a finite number";
+  if (trial.outcome == Outcome::ok && !(trial.median_ms > 0))
+    return "config '" + trial.config + "': an ok trial needs a positive median time";
+  return std::nullopt;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
+std::vector<std::string> split_names(std::string_view text) {
+  std::vector<std::string> names;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    names.emplace_back(text.substr(0, comma));
+    text = comma == text.npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return names;
+}
+
+ShapeColumns shape_columns(const std::optional<LaunchShape>& shape) {
+  if (!shape) return {};
+  return {shape->block[0], shape->block[1], shape->block[2], shape->carveout};
+}
+
+TrialRecord read_trial(const sqlite::Cursor& row, int first, const std::filesystem::path& file) {
+  int column = first;
+  const auto next = [&] { return column++; };
+  TrialRecord trial;
+  trial.config = row.text(next());
+  for (int& extent : trial.shape.block) extent = row.integer(next());
+  trial.shape.carveout = row.integer(next());
+  const auto outcome = parse_outcome(row.text_view(next()));
+  if (!outcome) throw StoreError(sqlite::quoted(file) + " holds a trial with an unknown outcome");
+  trial.outcome = *outcome;
+  trial.message = row.text(next());
+  trial.samples_ms = decode_samples(row.text_view(next()), file);
+  trial.median_ms = row.real(next());
+  trial.min_ms = row.real(next());
+  trial.mean_ms = row.real(next());
+  trial.spread = row.real(next());
+  for (int* field : {&trial.registers, &trial.static_smem, &trial.dynamic_smem, &trial.local_bytes,
+                     &trial.spill_stores, &trial.spill_loads, &trial.blocks_per_sm})
+    *field = row.integer(next());
+  trial.occupancy = row.real(next());
+  trial.limiting_factor = row.text(next());
+  trial.compile_s = row.real(next());
+  trial.verify_s = row.real(next());
+  trial.benchmark_s = row.real(next());
+  trial.timestamp = row.int64(next());
+  trial.blocktune_version = row.text(next());
+  trial.sm_clock_mhz = row.integer(next());
+  trial.metric = row.real(next());
+  trial.metric_unit = row.text(next());
+  return trial;
+}
+
+// ---- Store ----
+
+Store::Impl::Impl(sqlite::Connection connection)
+    : db(std::move(connection)),
+      upsert_device(db.prepare(R"sql(
+        INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, sm_clock_mhz,
+                             memory_clock_mhz, memory_bus_bits, driver_version, cuda_version, ecc)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+        ON CONFLICT (uuid) DO UPDATE SET
+          name = excluded.name, cc_major = excluded.cc_major, cc_minor = excluded.cc_minor,
+          sm_count = excluded.sm_count, memory_bytes = excluded.memory_bytes, l2_bytes = excluded.l2_bytes,
+          sm_clock_mhz = excluded.sm_clock_mhz, memory_clock_mhz = excluded.memory_clock_mhz,
+          memory_bus_bits = excluded.memory_bus_bits, driver_version = excluded.driver_version,
+          cuda_version = excluded.cuda_version, ecc = excluded.ecc
+        RETURNING id)sql")),
+      upsert_kernel(db.prepare(R"sql(
+        INSERT INTO kernels (name, source_hash, parameter_names, default_config, default_block_x, default_block_y,
+                             default_block_z, default_carveout, created_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        ON CONFLICT (name, source_hash) DO UPDATE SET
+          parameter_names = excluded.parameter_names, default_config = excluded.default_config,
+          -- an unknown shape keeps the one learned for the same default config
+          default_block_x = CASE WHEN excluded.default_config = default_config
+                            THEN coalesce(excluded.default_block_x, default_block_x) ELSE excluded.default_block_x END,
+          default_block_y = CASE WHEN excluded.default_config = default_config
+                            THEN coalesce(excluded.default_block_y, default_block_y) ELSE excluded.default_block_y END,
+          default_block_z = CASE WHEN excluded.default_config = default_config
+                            THEN coalesce(excluded.default_block_z, default_block_z) ELSE excluded.default_block_z END,
+          default_carveout = CASE WHEN excluded.default_config = default_config
+                             THEN coalesce(excluded.default_carveout, default_carveout) ELSE excluded.default_carveout END
+        RETURNING id)sql")),
+      find_problem_id(db.prepare("SELECT id FROM problems WHERE kernel_id = ?1 AND dims = ?2")),
+      insert_problem(db.prepare("INSERT INTO problems (kernel_id, dims) VALUES (?1, ?2) RETURNING id")),
+      select_trials(db.prepare(fmt::format(
+          "SELECT {} FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 ORDER BY id",
+          trial_columns))),
+      has_trial(db.prepare(
+          "SELECT 1 FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND config = ?4")),
+      trial_timestamp(db.prepare("SELECT timestamp FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND "
+                                 "problem_id = ?3 AND config = ?4")),
+      upsert_trial(db.prepare(upsert_trial_sql())),
+      best_two(db.prepare(R"sql(
+        SELECT id, config, block_x, block_y, block_z, carveout, median_ms FROM trials
+        WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND outcome = 'ok'
+        ORDER BY median_ms, min_ms, config LIMIT 2)sql")),
+      default_config(db.prepare("SELECT default_config FROM kernels WHERE id = ?1")),
+      default_trial(db.prepare("SELECT median_ms, block_x, block_y, block_z, carveout FROM trials WHERE "
+                               "device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND config = ?4 AND outcome = 'ok'")),
+      learn_default_shape(db.prepare(
+          "UPDATE kernels SET default_block_x = ?3, default_block_y = ?4, default_block_z = ?5, default_carveout = ?6 "
+          "WHERE id = ?1 AND default_config = ?2 AND default_block_x IS NULL")),
+      upsert_winner(db.prepare(R"sql(
+        INSERT INTO winners (device_id, kernel_id, problem_id, trial_id, margin_runner_up, margin_default, updated_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        ON CONFLICT (device_id, kernel_id, problem_id) DO UPDATE SET
+          trial_id = excluded.trial_id, margin_runner_up = excluded.margin_runner_up,
+          margin_default = excluded.margin_default, updated_at = excluded.updated_at)sql")),
+      delete_winner(db.prepare("DELETE FROM winners WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3")),
+      upsert_arch_default(db.prepare(R"sql(
+        INSERT INTO arch_defaults (kernel_name, cc_major, cc_minor, config, block_x, block_y, block_z, carveout)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        ON CONFLICT (kernel_name, cc_major, cc_minor) DO UPDATE SET
+          config = excluded.config, block_x = excluded.block_x, block_y = excluded.block_y,
+          block_z = excluded.block_z, carveout = excluded.carveout)sql")) {}
+
+Store Store::open(const std::filesystem::path& file) {
+  auto db = sqlite::Connection::open(file, sqlite::Connection::Mode::read_write);
+  int version = 0;
+  {
+    // Refuse foreign and newer files before anything below writes to them.
+    sqlite::Transaction read(db, sqlite::Transaction::Kind::read);
+    version = schema::check(db);
+    read.commit();
+  }
+  // WAL: readers never block the writer nor wait for it. NORMAL sync: a
+  // commit survives a crash of the process; a power cut may lose the last
+  // few trials, which a resumed run measures again.
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+  if (version < schema::current_version) schema::migrate(db);  // takes the write lock only when needed
+  return Store(std::make_unique<Impl>(std::move(db)));
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+const std::filesystem::path& Store::path() const { return impl_->db.path(); }
+
+std::int64_t Store::upsert_device(const DeviceRecord& d) {
+  require_valid(d);
+  auto row = impl_->upsert_device.query(d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes,
+                                        d.l2_bytes, d.sm_clock_mhz, d.memory_clock_mhz, d.memory_bus_bits,
+                                        d.driver_version, d.cuda_version, d.ecc);
+  row.next();
+  return row.int64(0);
+}
+
+std::int64_t Store::upsert_kernel(const KernelRecord& k) {
+  require_valid(k);
+  const auto shape = shape_columns(k.default_shape);
+  auto row = impl_->upsert_kernel.query(k.name, k.source_hash, join_names(k.parameter_names), k.default_config, shape.x,
+                                        shape.y, shape.z, shape.carveout, now());
+  row.next();
+  return row.int64(0);
+}
+
+std::int64_t Store::Impl::find_or_add_problem(std::int64_t kernel_id, const std::string& dims) {
+  if (auto found = find_problem_id.query(kernel_id, dims); found.next()) return found.int64(0);
+  auto added = insert_problem.query(kernel_id, dims);
+  added.next();
+  return added.int64(0);
+}
+
+std::int64_t Store::upsert_problem(std::int64_t kernel_id, const ProblemSize& problem) {
+  require_valid(problem);
+  return impl_->find_or_add_problem(kernel_id, problem.to_string());
+}
+
+std::vector<TrialRecord> Store::trials(std::int64_t device_id, std::int64_t kernel_id,
+                                       std::int64_t problem_id) const {
+  std::vector<TrialRecord> trials;
+  for (auto row = impl_->select_trials.query(device_id, kernel_id, problem_id); row.next();)
+    trials.push_back(read_trial(row, 0, path()));
+  return trials;
+}
+
+bool Store::has_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                      std::string_view config) const {
+  return impl_->has_trial.query(device_id, kernel_id, problem_id, config).next();
+}
+
+void Store::Impl::write_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                              const TrialRecord& t) {
+  const auto& block = t.shape.block;
+  upsert_trial.run(device_id, kernel_id, problem_id, t.config, block[0], block[1], block[2], t.shape.carveout,
+                   to_string(t.outcome), t.message, encode_samples(t.samples_ms), t.median_ms, t.min_ms, t.mean_ms,
+                   t.spread, t.registers, t.static_smem, t.dynamic_smem, t.local_bytes, t.spill_stores,
+                   t.spill_loads, t.blocks_per_sm, t.occupancy, t.limiting_factor, t.compile_s, t.verify_s,
+                   t.benchmark_s, t.timestamp != 0 ? t.timestamp : now(), t.blocktune_version, t.sm_clock_mhz,
+                   t.metric, t.metric_unit);
+}
+
+void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                      const TrialRecord& trial) {
+  require_valid(trial);
+  impl_->write_trial(device_id, kernel_id, problem_id, trial);  // one statement: its own transaction
+}
+
+std::optional<Winner> Store::Impl::recompute_winner(std::int64_t device_id, std::int64_t kernel_id,
+                                                    std::int64_t problem_id, std::string_view default_text) {
+  std::int64_t trial_id = 0;
+  Winner winner;
+  double runner_up_ms = 0;
+  {
+    auto rows = best_two.query(device_id, kernel_id, problem_id);
+    if (!rows.next()) {
+      delete_winner.run(device_id, kernel_id, problem_id);
+      return std::nullopt;
+    }
+    trial_id = rows.int64(0);
+    winner.config = rows.text(1);
+    winner.shape = LaunchShape{{rows.integer(2), rows.integer(3), rows.integer(4)}, rows.integer(5)};
+    winner.median_ms = rows.real(6);
+    if (rows.next()) runner_up_ms = rows.real(6);
+  }
+  std::string default_name(default_text);
+  if (default_name.empty())
+    if (auto row = default_config.query(kernel_id); row.next()) default_name = row.text(0);
+  double default_ms = 0;
+  if (auto row = default_trial.query(device_id, kernel_id, problem_id, default_name); row.next()) {
+    default_ms = row.real(0);
+    learn_default_shape.run(kernel_id, default_name, row.integer(1), row.integer(2), row.integer(3), row.integer(4));
+  }
+
+  winner.margin_runner_up = runner_up_ms / winner.median_ms;
+  winner.margin_default = default_ms / winner.median_ms;
+  upsert_winner.run(device_id, kernel_id, problem_id, trial_id, winner.margin_runner_up, winner.margin_default,
+                    now());
+  return winner;
+}
+
+std::optional<Winner> Store::update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                                           std::string_view default_config) {
+  sqlite::Transaction transaction(impl_->db);
+  auto winner = impl_->recompute_winner(device_id, kernel_id, problem_id, default_config);
+  transaction.commit();
+  return winner;
+}
+
+void Store::set_arch_default(std::string_view kernel_name, int cc_major, int cc_minor, std::string_view config,
+                             const LaunchShape& shape) {
+  if (kernel_name.empty()) throw std::invalid_argument("architecture default without a kernel name");
+  require_valid(shape);
+  impl_->upsert_arch_default.run(kernel_name, cc_major, cc_minor, config, shape.block[0], shape.block[1],
+                                 shape.block[2], shape.carveout);
+}
+
+}  // namespace blocktune

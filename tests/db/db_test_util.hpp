@@ -1,0 +1,101 @@
+// Shared fixtures for the db tests: a temporary folder and sample records.
+#pragma once
+
+#include <blocktune/store.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace blocktune::test {
+
+// A fresh folder under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("blocktune-db-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline DeviceRecord h100(std::string uuid = "GPU-00000000-0000-0000-0000-000000000001") {
+  DeviceRecord d;
+  d.uuid = std::move(uuid);
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.memory_bytes = 85'000'000'000;
+  d.l2_bytes = 52'428'800;
+  d.sm_clock_mhz = 1980;
+  d.memory_clock_mhz = 2619;
+  d.memory_bus_bits = 5120;
+  d.driver_version = 580;
+  d.cuda_version = 13000;
+  d.ecc = true;
+  return d;
+}
+
+inline DeviceRecord device(std::string uuid, std::string name, int cc_major, int cc_minor, int sm_count) {
+  DeviceRecord d = h100(std::move(uuid));
+  d.name = std::move(name);
+  d.cc_major = cc_major;
+  d.cc_minor = cc_minor;
+  d.sm_count = sm_count;
+  return d;
+}
+
+inline KernelRecord stencil(std::string source_hash = "hash-1") {
+  return {"stencil3d", std::move(source_hash), {"block_x", "block_y", "block_z"}, "block_x=32,block_y=4,block_z=1",
+          std::nullopt};
+}
+
+inline std::string config(int x, int y, int z) {
+  return "block_x=" + std::to_string(x) + ",block_y=" + std::to_string(y) + ",block_z=" + std::to_string(z);
+}
+
+// An ok trial of block x*y*z that took median_ms.
+inline TrialRecord trial(int x, int y, int z, double median_ms) {
+  TrialRecord t;
+  t.config = config(x, y, z);
+  t.shape.block = {x, y, z};
+  t.samples_ms = {median_ms * 0.99, median_ms, median_ms * 1.01};
+  t.median_ms = median_ms;
+  t.min_ms = median_ms * 0.99;
+  t.mean_ms = median_ms;
+  t.spread = 0.02;
+  t.registers = 32;
+  t.blocks_per_sm = 8;
+  t.occupancy = 1.0;
+  t.limiting_factor = "warps";
+  t.timestamp = 1'700'000'000;
+  t.blocktune_version = "0.1.0";
+  return t;
+}
+
+inline void write_file(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary) << text;
+}
+
+inline std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace blocktune::test
