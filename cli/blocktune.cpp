@@ -1,0 +1,111 @@
+#include "commands.hpp"
+
+#include <blocktune/cli_db.hpp>
+#include <blocktune/kernels.hpp>
+#include <blocktune/runtime.hpp>
+#include <blocktune/version.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+
+using namespace blocktune;
+
+namespace {
+
+void add_target_options(CLI::App& command, cli::Target& target, bool allow_arch = true) {
+  auto* device = command.add_option("--device,-d", target.device, "GPU ordinal (see `blocktune devices`)")->check(CLI::NonNegativeNumber);
+  if (allow_arch) {
+    command.add_option("--arch,-a", target.arch, "architecture profile instead of a GPU, e.g. sm_90 (no GPU needed)")->excludes(device);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{fmt::format(
+      "blocktune {}: autotune CUDA kernels (block shape, carveout, kernel parameters) per GPU and problem size.\n"
+      "Tune once per GPU with `blocktune tune`; applications then ask the database for the best configuration.",
+      kVersion)};
+  app.set_version_flag("--version", std::string(kVersion));
+  app.require_subcommand(1);
+  const std::filesystem::path default_db = default_database_path();
+  int status = 0;
+
+  cli::Target devices_target;
+  bool devices_json = false;
+  auto* devices = app.add_subcommand("devices", "list the GPUs and what blocktune knows of each (or an architecture profile)");
+  add_target_options(*devices, devices_target);
+  devices->add_flag("--json", devices_json, "print JSON");
+  devices->callback([&] { status = cli::list_devices(devices_target, devices_json); });
+
+  app.add_subcommand("kernels", "list the built-in kernels")->callback([&] { status = cli::list_kernels(); });
+
+  cli::PlanArgs plan_args;
+  auto* plan = app.add_subcommand("plan", "compile every configuration of a kernel for a device or architecture and show "
+                                          "registers, shared memory, spills, occupancy, and why invalid ones are invalid (no GPU needed)");
+  plan->add_option("kernel", plan_args.kernel, "kernel to plan")->default_val(std::string(kDefaultKernel));
+  plan->add_option("--problem,-p", plan_args.problem, "problem size, e.g. 512x512x512")->default_val(std::string(kDefaultProblem));
+  add_target_options(*plan, plan_args.target);
+  plan->add_flag("--all", plan_args.all, "list every configuration, not only the best ranked and a summary of the rest");
+  plan->add_option("--threads,-j", plan_args.threads, "compile threads (default: all cores)");
+  plan->add_flag("--no-cache", plan_args.no_cache, "compile everything again, ignoring the variant cache");
+  plan->callback([&] { status = cli::plan(plan_args); });
+
+  cli::TuneArgs tune_args;
+  tune_args.database = default_db;
+  auto* tune = app.add_subcommand("tune", "measure a kernel's configurations on a GPU and store every trial and the winner");
+  tune->add_option("kernel", tune_args.kernel, "kernel to tune")->default_val(std::string(kDefaultKernel));
+  tune->add_option("--problem,-p", tune_args.problem, "problem size, e.g. 512x512x512")->default_val(std::string(kDefaultProblem));
+  tune->add_option("--device,-d", tune_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  tune->add_option("--db", tune_args.database, "tuning database")->default_val(default_db.string());
+  tune->add_flag("--or-plan", tune_args.or_plan, "with no GPU, say so and run the GPU-free plan for sm_90 instead of failing");
+  tune->add_option("--max-evaluations", tune_args.max_evaluations, "measure at most this many configurations")->check(CLI::PositiveNumber);
+  tune->add_option("--max-seconds", tune_args.max_seconds, "stop measuring after this many seconds")->check(CLI::PositiveNumber);
+  tune->add_flag("--flush-l2", tune_args.flush_l2, "flush the L2 cache before each timed launch");
+  tune->add_flag("--no-cache", tune_args.no_cache, "compile everything again, ignoring the variant cache");
+  tune->add_option("--threads,-j", tune_args.threads, "compile threads (default: all cores)");
+  tune->callback([&] { status = cli::tune(tune_args); });
+
+  cli::MeasureArgs measure_args;
+  auto* measure = app.add_subcommand("measure", "check and time one configuration of a kernel on a GPU (nothing is stored)");
+  measure->add_option("kernel", measure_args.kernel, "kernel")->default_val(std::string(kDefaultKernel));
+  measure->add_option("--config,-c", measure_args.config, "configuration, e.g. block_x=64,block_y=4,... (default: the kernel's default)");
+  measure->add_option("--problem,-p", measure_args.problem, "problem size")->default_val(std::string(kDefaultProblem));
+  measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(CLI::PositiveNumber);
+  measure->add_flag("--no-cache", measure_args.no_cache, "compile again, ignoring the variant cache");
+  measure->callback([&] { status = cli::measure(measure_args); });
+
+  cli::BestArgs best_args;
+  best_args.database = default_db;
+  auto* best = app.add_subcommand("best", "print the best stored configuration for a kernel, device and problem, and how it was found");
+  best->add_option("kernel", best_args.kernel, "kernel")->required();
+  best->add_option("--problem,-p", best_args.problem, "problem size, e.g. 512x512x512")->required();
+  add_target_options(*best, best_args.target);
+  best->add_option("--db", best_args.database, "tuning database")->default_val(default_db.string());
+  best->callback([&] { status = cli::best(best_args); });
+
+  add_db_commands(app, default_db);
+
+  cli::BenchCompileArgs bench_args;
+  auto* bench = app.add_subcommand("bench", "benchmarks of blocktune itself");
+  bench->require_subcommand(1);
+  auto* bench_compile = bench->add_subcommand("compile", "configurations compiled per second, cold and with a warm variant cache");
+  bench_compile->add_option("kernel", bench_args.kernel, "kernel")->default_val(std::string(kDefaultKernel));
+  bench_compile->add_option("--arch,-a", bench_args.arch, "architecture")->default_val("sm_90");
+  bench_compile->add_option("--count,-n", bench_args.count, "number of distinct variants (default: all of the kernel's)");
+  bench_compile->add_option("--threads,-j", bench_args.threads, "compile threads (default: all cores)");
+  bench_compile->callback([&] { status = cli::bench_compile(bench_args); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "blocktune: error: {}\n", error.what());
+    return 1;
+  }
+  return status;
+}

@@ -1,0 +1,311 @@
+#include "commands.hpp"
+
+#include <blocktune/kernels.hpp>
+#include <blocktune/store.hpp>
+#include <blocktune/tuner.hpp>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+namespace blocktune::cli {
+namespace {
+
+constexpr std::string_view kNoGpuArch = "sm_90";
+constexpr std::size_t kPlanRowsShown = 20;
+
+DeviceInfo target_device(const Target& target) {
+  if (!target.arch.empty()) return require_arch_profile(target.arch);
+  return query_device(target.device.value_or(0));
+}
+
+VariantCompiler make_compiler(bool no_cache) {
+  return no_cache ? VariantCompiler(std::nullopt) : VariantCompiler();
+}
+
+std::string kib(std::int64_t bytes) { return bytes % 1024 == 0 ? fmt::format("{} KiB", bytes / 1024) : fmt::format("{} B", bytes); }
+
+// Progress on one terminal line, or a line per update when stderr is a file.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
+  ~ProgressLine() {
+    if (tty_ && shown_) fmt::print(stderr, "\n");
+  }
+  // `decile` (0..10) of the work done: a log file gets one line per tenth.
+  void show(const std::string& text, int decile, bool last) {
+    if (tty_) {
+      fmt::print(stderr, "\r\033[K{}: {}", label_, text);
+      shown_ = true;
+    } else if (last || decile != last_decile_) {
+      fmt::print(stderr, "{}: {}\n", label_, text);
+    }
+    last_decile_ = decile;
+  }
+
+ private:
+  std::string label_;
+  bool tty_;
+  bool shown_ = false;
+  int last_decile_ = 0;
+};
+
+int decile(std::size_t done, std::size_t total) { return total == 0 ? 10 : static_cast<int>(10 * done / total); }
+
+std::function<void(std::size_t, std::size_t)> compile_progress(ProgressLine& line) {
+  const auto start = std::chrono::steady_clock::now();
+  return [&line, start](std::size_t done, std::size_t total) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    line.show(fmt::format("{}/{} variants, {:.1f} s", done, total, s), decile(done, total), done == total);
+  };
+}
+
+void print_device(const DeviceInfo& d) {
+  fmt::print("{} {}\n", d.is_profile() ? "profile" : fmt::format("GPU {}:", d.ordinal), d.name);
+  if (!d.uuid.empty()) fmt::print("  uuid                       {}\n", d.uuid);
+  fmt::print("  compute capability         {}.{} ({})\n", d.cc_major, d.cc_minor, d.arch());
+  fmt::print("  multiprocessors            {}\n", d.sm_count);
+  fmt::print("  memory                     {:.1f} GiB, {}-bit bus, {} MHz{}\n", static_cast<double>(d.memory_bytes) / (1 << 30),
+             d.memory_bus_bits, d.memory_clock_mhz, d.ecc ? ", ECC on" : ", ECC off");
+  fmt::print("  L2 cache                   {}\n", kib(d.l2_bytes));
+  fmt::print("  shared memory per SM       {}\n", kib(d.shared_per_sm));
+  fmt::print("  shared memory per block    {} ({} with opt-in, {} reserved per block)\n", kib(d.shared_per_block),
+             kib(d.shared_per_block_optin), kib(d.reserved_shared_per_block));
+  fmt::print("  registers                  {} per SM, {} per block\n", d.registers_per_sm, d.registers_per_block);
+  fmt::print("  threads                    {} per block, {} per SM\n", d.max_threads_per_block, d.max_threads_per_sm);
+  fmt::print("  blocks per SM              {}\n", d.max_blocks_per_sm);
+  fmt::print("  SM clock                   {} MHz\n", d.sm_clock_mhz);
+  if (!d.is_profile())
+    fmt::print("  driver                     {} (CUDA {}.{})\n", d.driver_release.empty() ? "version unknown" : d.driver_release,
+               d.driver_version / 1000, d.driver_version % 1000 / 10);
+}
+
+std::string device_json(const DeviceInfo& d) {
+  return fmt::format(
+      R"({{"ordinal": {}, "name": "{}", "uuid": "{}", "compute_capability": "{}.{}", "sm_count": {}, "memory_bytes": {}, )"
+      R"("l2_bytes": {}, "shared_per_sm": {}, "shared_per_block": {}, "shared_per_block_optin": {}, "reserved_shared_per_block": {}, )"
+      R"("registers_per_sm": {}, "registers_per_block": {}, "max_threads_per_block": {}, "max_threads_per_sm": {}, )"
+      R"("max_blocks_per_sm": {}, "warp_size": {}, "sm_clock_mhz": {}, "memory_clock_mhz": {}, "memory_bus_bits": {}, "ecc": {}, "driver_version": {}, "driver_release": "{}"}})",
+      d.ordinal, d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes, d.l2_bytes, d.shared_per_sm, d.shared_per_block,
+      d.shared_per_block_optin, d.reserved_shared_per_block, d.registers_per_sm, d.registers_per_block, d.max_threads_per_block,
+      d.max_threads_per_sm, d.max_blocks_per_sm, d.warp_size, d.sm_clock_mhz, d.memory_clock_mhz, d.memory_bus_bits, d.ecc, d.driver_version,
+      d.driver_release);
+}
+
+void print_plan_row(const PlanEntry& e, std::size_t width) {
+  if (!e.launchable()) {
+    fmt::print("  {:<{}} {}\n", e.config.to_string(), width, e.reason());
+    return;
+  }
+  const auto& u = e.variant.usage;
+  fmt::print("  {:<{}} {:>4} {:>7} {:>6} {:>6}  {:>3} {:>5.0f}%  {}\n", e.config.to_string(), width, u.registers,
+             u.static_smem + static_cast<int>(e.resolved.shape.dynamic_smem), u.spill_stores + u.spill_loads, u.stack_bytes,
+             e.occupancy.blocks_per_sm, 100 * e.occupancy.fraction, e.occupancy.limiting_factor());
+}
+
+void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
+  fmt::print("{} on {} ({}), problem {}\n", kernel.name, plan.device.name, plan.device.arch(), plan.problem.to_string());
+  fmt::print("space: {:.0f} configurations; {} rejected by constraints, {} do not compile, {} cannot launch, {} to measure\n",
+             plan.raw_size, plan.count(Outcome::rejected_by_constraint), plan.count(Outcome::compile_error),
+             plan.count(Outcome::pruned_by_occupancy), plan.count(Outcome::ok));
+  fmt::print("compiled {} variants, {} from the cache, in {:.1f} s\n", plan.compiled, plan.cached, plan.seconds);
+  std::vector<std::string> steps;
+  for (int percent : carveout_steps(plan.device)) steps.push_back(fmt::format("{}%={}", percent, kib(carveout_bytes(plan.device, percent))));
+  fmt::print("carveout steps (shared memory per SM): {}\n\n", fmt::join(steps, " "));
+
+  const auto ranked = rank_by_occupancy(plan);
+  std::size_t width = 36;
+  for (const PlanEntry& e : plan.entries) width = std::max(width, e.config.to_string().size());
+  fmt::print("  {:<{}} {:>4} {:>7} {:>6} {:>6}  {:>3} {:>6}  {}\n", "configuration (ranked by occupancy)", width, "regs", "smem B",
+             "spill", "stack", "blk", "occup", "limited by");
+  const std::size_t shown = all ? ranked.size() : std::min(ranked.size(), kPlanRowsShown);
+  for (std::size_t i = 0; i < shown; ++i) print_plan_row(*ranked[i], width);
+  if (shown < ranked.size()) fmt::print("  ... {} more (--all lists them)\n", ranked.size() - shown);
+
+  std::map<std::string, std::size_t> reasons;
+  for (const PlanEntry& e : plan.entries) {
+    if (e.launchable()) continue;
+    if (all) print_plan_row(e, width);
+    ++reasons[e.static_outcome() == Outcome::compile_error ? "does not compile" : e.reason()];
+  }
+  if (!reasons.empty()) {
+    fmt::print("\nnot measured:\n");
+    for (const auto& [reason, count] : reasons) fmt::print("  {:>6} x {}\n", count, reason);
+  }
+  for (const PlanEntry& e : plan.entries) {
+    if (e.static_outcome() == Outcome::compile_error) {
+      fmt::print("\nfirst compile error ({}):\n{}\n", e.config.to_string(), e.variant.log);
+      break;
+    }
+  }
+}
+
+void print_trial_line(const TrialRecord& t) {
+  if (t.outcome == Outcome::ok)
+    fmt::print("{:.4f} ms median ({} samples, spread {:.1f}%){}", t.median_ms, t.samples_ms.size(), 100 * t.spread,
+               t.metric_unit.empty() ? "" : fmt::format(", {:.0f} {}", t.metric, t.metric_unit));
+  else
+    fmt::print("{}: {}", to_string(t.outcome), t.message);
+}
+
+}  // namespace
+
+int list_devices(const Target& target, bool json) {
+  std::vector<DeviceInfo> devices;
+  if (!target.arch.empty())
+    devices.push_back(require_arch_profile(target.arch));
+  else if (target.device)
+    devices.push_back(query_device(*target.device));
+  else
+    devices = blocktune::list_devices();
+  if (json) {
+    std::vector<std::string> items;
+    for (const DeviceInfo& d : devices) items.push_back(device_json(d));
+    fmt::print("[{}]\n", fmt::join(items, ",\n "));
+    return 0;
+  }
+  for (const DeviceInfo& d : devices) print_device(d);
+  return 0;
+}
+
+int list_kernels() {
+  for (const std::string& name : builtin_kernel_names()) {
+    const KernelDescription k = builtin_kernel(name);
+    fmt::print("{:<18} {}{}\n", name, k.summary, name == kDefaultKernel ? " (default)" : "");
+  }
+  return 0;
+}
+
+int plan(const PlanArgs& args) {
+  const KernelDescription kernel = builtin_kernel(args.kernel);
+  const DeviceInfo device = target_device(args.target);
+  const ProblemSize problem = ProblemSize::parse(args.problem);
+  const VariantCompiler compiler = make_compiler(args.no_cache);
+  ProgressLine line("compiling");
+  const Plan result = make_plan(kernel, device, problem, compiler, {.threads = args.threads, .progress = compile_progress(line)});
+  print_plan(kernel, result, args.all);
+  return 0;
+}
+
+int tune(const TuneArgs& args) {
+  const KernelDescription kernel = builtin_kernel(args.kernel);
+  const ProblemSize problem = ProblemSize::parse(args.problem);
+  if (!Driver::available()) {
+    if (!args.or_plan) throw GpuUnavailable(Driver::unavailable_reason() + "; `blocktune plan --arch sm_90` works without a GPU");
+    fmt::print("blocktune: no GPU to tune on ({}); showing the GPU-free plan for {} instead.\n\n", Driver::unavailable_reason(), kNoGpuArch);
+    std::fflush(stdout);  // before the progress lines on stderr
+    return plan({.kernel = args.kernel, .problem = args.problem, .target = {.arch = std::string(kNoGpuArch)}, .threads = args.threads,
+                 .no_cache = args.no_cache});
+  }
+  std::filesystem::create_directories(std::filesystem::absolute(args.database).parent_path());
+  Store store = Store::open(args.database);
+  const VariantCompiler compiler = make_compiler(args.no_cache);
+  TuneOptions options;
+  options.max_evaluations = args.max_evaluations;
+  options.max_seconds = args.max_seconds;
+  options.timing.flush_l2 = args.flush_l2;
+  options.compile_threads = args.threads;
+  const DeviceInfo device = query_device(args.device);
+  fmt::print("tuning {} on GPU {} ({}), problem {}, into {}\n", kernel.name, args.device, device.name, problem.to_string(),
+             args.database.string());
+  std::fflush(stdout);  // before the progress lines on stderr
+  ProgressLine line("measuring");
+  options.progress = [&line](const TuneProgress& p) {
+    line.show(fmt::format("{}/{} ({} resumed), {:.0f} s, best {}", p.done, p.total, p.resumed, p.elapsed_seconds,
+                          p.best_ms ? fmt::format("{:.4f} ms ({})", *p.best_ms, p.best_config) : "none yet"),
+              decile(p.done, p.total), p.done == p.total);
+  };
+  const TuneResult result = blocktune::tune(kernel, args.device, problem, store, compiler, options);
+
+  fmt::print("{} measured, {} resumed from the database; device-to-device copy {:.0f} GB/s\n", result.measured, result.resumed,
+             result.copy_bandwidth_gbs);
+  std::map<Outcome, std::size_t> outcomes;
+  for (const TrialRecord& t : result.trials) ++outcomes[t.outcome];
+  for (const auto& [outcome, count] : outcomes) fmt::print("  {:>6} {}\n", count, to_string(outcome));
+  if (!result.stopped.empty()) fmt::print("note: {}\n", result.stopped);
+  if (!result.winner) {
+    fmt::print(stderr, "blocktune: no configuration ran correctly; nothing to recommend\n");
+    return 2;
+  }
+  const Winner& w = *result.winner;
+  fmt::print("winner: {}\n  block {}x{}x{}, carveout {}, {:.4f} ms median", w.config, w.shape.block[0], w.shape.block[1], w.shape.block[2],
+             w.shape.carveout, w.median_ms);
+  for (const TrialRecord& t : result.trials)
+    if (t.config == w.config && !t.metric_unit.empty())
+      fmt::print(", {:.0f} {} ({:.0f}% of the copy bandwidth)", t.metric, t.metric_unit, 100 * t.metric / result.copy_bandwidth_gbs);
+  fmt::print("\n");
+  if (w.margin_runner_up > 0) fmt::print("  {:.3f}x faster than the runner-up\n", w.margin_runner_up);
+  if (w.margin_default > 0) fmt::print("  {:.3f}x faster than the default configuration ({})\n", w.margin_default, kernel.default_config);
+  return 0;
+}
+
+int measure(const MeasureArgs& args) {
+  const KernelDescription kernel = builtin_kernel(args.kernel);
+  const ProblemSize problem = ProblemSize::parse(args.problem);
+  const Config config = Config::parse(args.config.empty() ? kernel.default_config : args.config);
+  TimingOptions timing;
+  if (args.repeats > 0) {
+    timing.min_repeats = timing.max_repeats = args.repeats;
+    timing.max_seconds = 1e9;
+  }
+  const TrialRecord t = measure_one(kernel, args.device, problem, config, make_compiler(args.no_cache), timing);
+  fmt::print("{} {} {}: ", kernel.name, problem.to_string(), t.config);
+  print_trial_line(t);
+  fmt::print("\n");
+  return t.outcome == Outcome::ok ? 0 : 2;
+}
+
+int best(const BestArgs& args) {
+  const ProblemSize problem = ProblemSize::parse(args.problem);
+  const TuningDatabase db = TuningDatabase::open(args.database);
+  DeviceKey key;
+  const DeviceInfo device = target_device(args.target);
+  key.uuid = device.uuid;
+  key.name = device.name;
+  key.cc_major = device.cc_major;
+  key.cc_minor = device.cc_minor;
+  key.sm_count = device.sm_count;
+  fmt::print("{}\n", format_best(db.best(args.kernel, key, problem)));
+  return 0;
+}
+
+int bench_compile(const BenchCompileArgs& args) {
+  const KernelDescription kernel = builtin_kernel(args.kernel);
+  const DeviceInfo device = require_arch_profile(args.arch);
+  const ProblemSize problem = ProblemSize::parse(kDefaultProblem);
+  std::vector<CompileRequest> requests;
+  std::map<std::string, bool> seen;
+  for (const Config& config : kernel.space.enumerate(environment(kernel, device, problem))) {
+    CompileRequest request = resolve(kernel, config, device, problem).request;
+    if (seen.emplace(request.identity(), true).second) requests.push_back(std::move(request));
+    if (args.count > 0 && requests.size() == args.count) break;
+  }
+  const auto cache = std::filesystem::temp_directory_path() / fmt::format("blocktune-bench-cache-{}", getpid());
+  std::filesystem::remove_all(cache);
+  const VariantCompiler compiler(cache);
+  const unsigned threads = args.threads > 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  auto timed = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    const auto variants = compiler.compile_all(requests, threads);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::size_t failed = 0;
+    for (const auto& v : variants) failed += v.ok ? 0 : 1;
+    return std::pair{s, failed};
+  };
+  const auto [cold, cold_failed] = timed();
+  const auto [warm, warm_failed] = timed();
+  std::filesystem::remove_all(cache);
+  fmt::print("compile benchmark: {} distinct variants of {} for {}, {} threads on {} cores, NVRTC {}\n", requests.size(), kernel.name,
+             args.arch, threads, std::thread::hardware_concurrency(), nvrtc_version());
+  fmt::print("  cold cache: {:8.2f} s  {:8.1f} variants/s\n", cold, static_cast<double>(requests.size()) / cold);
+  fmt::print("  warm cache: {:8.3f} s  {:8.1f} variants/s\n", warm, static_cast<double>(requests.size()) / warm);
+  if (cold_failed + warm_failed > 0) fmt::print("  {} variants failed to compile\n", cold_failed);
+  return 0;
+}
+
+}  // namespace blocktune::cli

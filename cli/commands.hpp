@@ -1,0 +1,62 @@
+// The blocktune command-line tool: each command is a thin layer over the library.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace blocktune::cli {
+
+struct Target {              // which device a command is about
+  std::optional<int> device; // a GPU ordinal
+  std::string arch;          // or an architecture profile, "sm_90"
+};
+
+struct PlanArgs {
+  std::string kernel, problem;
+  Target target;
+  bool all = false;
+  unsigned threads = 0;
+  bool no_cache = false;
+};
+
+struct TuneArgs {
+  std::string kernel, problem;
+  int device = 0;
+  std::filesystem::path database;
+  bool or_plan = false;
+  std::optional<std::size_t> max_evaluations;
+  std::optional<double> max_seconds;
+  bool flush_l2 = false;
+  bool no_cache = false;
+  unsigned threads = 0;
+};
+
+struct MeasureArgs {
+  std::string kernel, problem, config;
+  int device = 0;
+  int repeats = 0;
+  bool no_cache = false;
+};
+
+struct BestArgs {
+  std::string kernel, problem;
+  Target target;
+  std::filesystem::path database;
+};
+
+struct BenchCompileArgs {
+  std::string kernel, arch;
+  std::size_t count = 0;
+  unsigned threads = 0;
+};
+
+int list_devices(const Target& target, bool json);
+int list_kernels();
+int plan(const PlanArgs& args);
+int tune(const TuneArgs& args);
+int measure(const MeasureArgs& args);
+int best(const BestArgs& args);
+int bench_compile(const BenchCompileArgs& args);
+
+}  // namespace blocktune::cli

@@ -1,0 +1,118 @@
+#include <blocktune/kernels.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+namespace blocktune {
+
+extern const char* const kStencil3dSource;  // stencil3d.cu, embedded at build time
+
+namespace {
+
+// Coefficients that keep the sum near the input's magnitude.
+std::vector<double> stencil_coefficients(int radius) {
+  std::vector<double> c(static_cast<std::size_t>(radius) + 1);
+  c[0] = -0.5;
+  for (int r = 1; r <= radius; ++r) c[static_cast<std::size_t>(r)] = 0.25 / (r * r * 3);
+  return c;
+}
+
+// The stencil in double precision on the host, on all cores.
+template <typename Real>
+void reference_stencil(int radius, const ProblemSize& problem, std::vector<HostBuffer>& buffers) {
+  const auto in = buffers[0].as<const Real>();
+  auto out = buffers[1].as<Real>();
+  const auto c = buffers[2].as<const Real>();
+  const std::int64_t nx = problem.dims[0], ny = problem.dims[1], nz = problem.dims[2];
+  const std::int64_t sy = nx, sz = nx * ny;
+  auto planes = [&](std::int64_t k_begin, std::int64_t k_end) {
+    for (std::int64_t k = k_begin; k < k_end; ++k)
+      for (std::int64_t j = radius; j < ny - radius; ++j)
+        for (std::int64_t i = radius; i < nx - radius; ++i) {
+          const std::int64_t at = k * sz + j * sy + i;
+          double sum = double(c[0]) * in[at];
+          for (std::int64_t r = 1; r <= radius; ++r)
+            sum += double(c[r]) * (double(in[at - r]) + in[at + r] + in[at - r * sy] + in[at + r * sy] + in[at - r * sz] + in[at + r * sz]);
+          out[at] = static_cast<Real>(sum);
+        }
+  };
+  const std::int64_t first = radius, last = nz - radius;
+  const auto workers = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::jthread> threads;
+  for (std::int64_t w = 0; w < workers; ++w) {
+    const std::int64_t begin = first + (last - first) * w / workers, end = first + (last - first) * (w + 1) / workers;
+    threads.emplace_back(planes, begin, end);
+  }
+}
+
+}  // namespace
+
+KernelDescription stencil3d(int radius, ElementType type) {
+  if (radius < 1 || radius > 5) throw std::invalid_argument(fmt::format("stencil radius {} is outside 1 to 5", radius));
+  if (type != ElementType::f32 && type != ElementType::f64)
+    throw std::invalid_argument("the stencil computes in f32 or f64");
+  const bool f64 = type == ElementType::f64;
+  KernelDescription k;
+  k.name = fmt::format("stencil3d_r{}{}", radius, f64 ? "_f64" : "");
+  k.summary = fmt::format("3D star stencil, radius {} ({} points), {}", radius, 6 * radius + 1, f64 ? "FP64" : "FP32");
+  k.source = kStencil3dSource;
+  k.source_name = "stencil3d.cu";
+  k.entry = fmt::format("stencil3d<{}>", radius);
+  if (f64) k.options.push_back("-DREAL=double");
+
+  k.space.add_parameter({"block_x", {32, 64, 128, 256, 512, 1024}});
+  k.space.add_parameter({"block_y", {1, 2, 4, 8, 16}});
+  k.space.add_parameter({"block_z", {1, 2, 4, 8}});
+  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL")}});
+  k.space.add_parameter({"z_per_thread", {1, 2, 4, 8}});
+  k.space.add_parameter({"carveout", {-1, 0, 50, 100}});
+  k.space.add_constraint("block_x * block_y * block_z <= max_threads_per_block");
+  k.space.add_constraint("block_x * block_y * block_z >= 64");
+  k.defines = {"block_x", "block_y", "block_z", "strategy", "z_per_thread"};
+
+  const std::string interior = fmt::format("- {}", 2 * radius);
+  k.grid = {fmt::format("ceil_div(nx {}, block_x)", interior), fmt::format("ceil_div(ny {}, block_y)", interior),
+            fmt::format("ceil_div(nz {}, block_z * z_per_thread)", interior)};
+  k.carveout = "carveout";
+
+  k.arguments = {
+      BufferArgument{.name = "in", .type = type, .count = "nx * ny * nz", .seed = 1},
+      BufferArgument{.name = "out", .type = type, .count = "nx * ny * nz", .seed = 2, .output = true},
+      BufferArgument{.name = "coefficients", .type = type, .count = fmt::format("{}", radius + 1),
+                     .init = BufferArgument::Init::values, .values = stencil_coefficients(radius)},
+      ScalarArgument{"nx", ElementType::i32, "nx"},
+      ScalarArgument{"ny", ElementType::i32, "ny"},
+      ScalarArgument{"nz", ElementType::i32, "nz"},
+  };
+  k.default_config = "block_x=32,block_y=16,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1";
+  k.bytes_moved = fmt::format("{} * nx * ny * nz", 2 * size_of(type));
+  k.flops = fmt::format("{} * (nx {}) * (ny {}) * (nz {})", 2 * (6 * radius + 1) - 1, interior, interior, interior);
+  k.reference = [radius, f64](const ProblemSize& problem, const Config&, std::vector<HostBuffer>& buffers) {
+    if (f64)
+      reference_stencil<double>(radius, problem, buffers);
+    else
+      reference_stencil<float>(radius, problem, buffers);
+  };
+  k.tolerance = f64 ? 1e-12 : 1e-5;
+  return k;
+}
+
+std::vector<std::string> builtin_kernel_names() {
+  std::vector<std::string> names;
+  for (int r = 1; r <= 5; ++r) names.push_back(fmt::format("stencil3d_r{}", r));
+  for (int r = 1; r <= 5; ++r) names.push_back(fmt::format("stencil3d_r{}_f64", r));
+  return names;
+}
+
+KernelDescription builtin_kernel(std::string_view name) {
+  for (int r = 1; r <= 5; ++r) {
+    if (name == fmt::format("stencil3d_r{}", r)) return stencil3d(r);
+    if (name == fmt::format("stencil3d_r{}_f64", r)) return stencil3d(r, ElementType::f64);
+  }
+  throw std::invalid_argument(fmt::format("unknown kernel '{}': built-in kernels are {}", name, fmt::join(builtin_kernel_names(), ", ")));
+}
+
+}  // namespace blocktune

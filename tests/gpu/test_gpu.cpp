@@ -1,0 +1,121 @@
+// Tests that need a GPU. Without one the program says so and exits 77, which
+// ctest reports as skipped.
+#define CATCH_CONFIG_RUNNER
+#include <blocktune/kernels.hpp>
+#include <blocktune/store.hpp>
+#include <blocktune/tuner.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+
+using namespace blocktune;
+
+int main(int argc, char** argv) {
+  if (!Driver::available()) {
+    std::printf("SKIPPED: no GPU (%s)\n", Driver::unavailable_reason().c_str());
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
+
+namespace {
+
+const ProblemSize kSmall = ProblemSize::parse("96x80x72");
+
+VariantCompiler test_compiler() { return VariantCompiler(std::filesystem::temp_directory_path() / "blocktune-gpu-test-cache"); }
+
+}  // namespace
+
+TEST_CASE("the device model agrees with its architecture profile's per-SM facts", "[gpu][device]") {
+  for (const DeviceInfo& d : list_devices()) {
+    INFO(d.name);
+    CHECK(d.uuid.starts_with("GPU-"));
+    CHECK(d.sm_count > 0);
+    CHECK(d.memory_bytes > 0);
+    CHECK(d.driver_version >= 12000);
+    const auto profile = arch_profile(d.arch());
+    if (!profile) continue;
+    CHECK(d.shared_per_sm == profile->shared_per_sm);
+    CHECK(d.shared_per_block == profile->shared_per_block);
+    CHECK(d.shared_per_block_optin == profile->shared_per_block_optin);
+    CHECK(d.reserved_shared_per_block == profile->reserved_shared_per_block);
+    CHECK(d.registers_per_sm == profile->registers_per_sm);
+    CHECK(d.registers_per_block == profile->registers_per_block);
+    CHECK(d.max_threads_per_block == profile->max_threads_per_block);
+    CHECK(d.max_threads_per_sm == profile->max_threads_per_sm);
+    CHECK(d.max_blocks_per_sm == profile->max_blocks_per_sm);
+    CHECK(d.warp_size == profile->warp_size);
+  }
+}
+
+TEST_CASE("the stencil's default configuration is correct and timed", "[gpu][measure]") {
+  const KernelDescription k = stencil3d(2);
+  const TrialRecord t = measure_one(k, 0, kSmall, Config::parse(k.default_config), test_compiler(), {});
+  INFO(t.message);
+  REQUIRE(t.outcome == Outcome::ok);
+  CHECK(t.samples_ms.size() >= 10);
+  CHECK(t.median_ms > 0);
+  CHECK(t.min_ms <= t.median_ms);
+  CHECK(t.metric_unit == "GB/s");
+  CHECK(t.registers > 0);
+}
+
+TEST_CASE("every strategy and z split of the stencil gives the reference result", "[gpu][measure]") {
+  const KernelDescription k = stencil3d(4, ElementType::f64);
+  for (const char* config : {"block_x=32,block_y=4,block_z=2,strategy=BASE,z_per_thread=8,carveout=0",
+                             "block_x=128,block_y=2,block_z=1,strategy=CSL,z_per_thread=2,carveout=100",
+                             "block_x=64,block_y=1,block_z=4,strategy=CSL,z_per_thread=1,carveout=-1"}) {
+    INFO(config);
+    const TrialRecord t = measure_one(k, 0, kSmall, Config::parse(config), test_compiler(), {.min_repeats = 3, .max_repeats = 3});
+    INFO(t.message);
+    CHECK(t.outcome == Outcome::ok);
+  }
+}
+
+TEST_CASE("a kernel computing the wrong result is recorded as such, not timed", "[gpu][measure]") {
+  KernelDescription k = stencil3d(1);
+  const auto at = k.source.find("out[at] = sum;");
+  REQUIRE(at != std::string::npos);
+  k.source.replace(at, 14, "out[at] = sum * 1.01f;");
+  const TrialRecord t = measure_one(k, 0, kSmall, Config::parse(k.default_config), test_compiler(), {});
+  CHECK(t.outcome == Outcome::wrong_result);
+  CHECK_THAT(t.message, Catch::Contains("relative error"));
+  CHECK(t.samples_ms.empty());
+}
+
+TEST_CASE("tuning stores every trial and a rerun resumes without measuring", "[gpu][tune]") {
+  const auto path = std::filesystem::temp_directory_path() / "blocktune-gpu-test.db";
+  std::filesystem::remove(path);
+  const KernelDescription k = stencil3d(1);
+  TuneOptions options;
+  options.max_evaluations = 12;
+  options.timing.max_repeats = 20;
+  {
+    Store store = Store::open(path);
+    const TuneResult first = tune(k, 0, kSmall, store, test_compiler(), options);
+    CHECK(first.measured == 12);
+    REQUIRE(first.winner);
+    CHECK(first.copy_bandwidth_gbs > 100);
+  }
+  Store store = Store::open(path);
+  const TuneResult second = tune(k, 0, kSmall, store, test_compiler(), options);
+  CHECK(second.resumed == 12);
+  CHECK(second.measured == 12);  // the next 12 in the ranking
+  REQUIRE(second.winner);
+}
+
+TEST_CASE("a variant compiled again after the driver is up still reports its resources", "[gpu][compiler]") {
+  // The driver's JIT cache, shared by NVRTC, would skip ptxas on the second compile.
+  Driver::get();
+  const KernelDescription k = stencil3d(3);
+  const ResolvedConfig r = resolve(k, Config::parse(k.default_config), query_device(0), kSmall);
+  const VariantCompiler uncached(std::nullopt);
+  for (int round = 0; round < 3; ++round) {
+    const CompiledVariant v = uncached.compile(r.request);
+    INFO(v.log);
+    REQUIRE(v.ok);
+    CHECK(v.usage.registers > 0);
+  }
+}

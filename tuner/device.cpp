@@ -1,0 +1,229 @@
+#include <blocktune/device.hpp>
+#include <blocktune/driver.hpp>
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+
+namespace blocktune {
+
+std::string DeviceInfo::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
+
+namespace {
+
+constexpr int KiB = 1024;
+constexpr std::int64_t MiB = 1024 * 1024;
+constexpr std::int64_t GiB = 1024 * MiB;
+
+// Per-SM facts are those of the architecture (CUDA C++ Programming Guide,
+// "Technical Specifications per Compute Capability"); the SM count, L2,
+// memory and clocks are those of the example product named.
+DeviceInfo profile(const char* product, int major, int minor, int sms, std::int64_t l2, int smem_sm, int smem_optin,
+                   int reserved, int threads_sm, int blocks_sm, std::int64_t memory, int sm_mhz, int mem_mhz, int bus) {
+  DeviceInfo d;
+  d.name = product;
+  d.cc_major = major;
+  d.cc_minor = minor;
+  d.sm_count = sms;
+  d.l2_bytes = l2;
+  d.shared_per_sm = smem_sm;
+  d.shared_per_block = 48 * KiB;
+  d.shared_per_block_optin = smem_optin;
+  d.reserved_shared_per_block = reserved;
+  d.registers_per_sm = 64 * KiB;
+  d.registers_per_block = 64 * KiB;
+  d.max_threads_per_block = 1024;
+  d.max_threads_per_sm = threads_sm;
+  d.max_blocks_per_sm = blocks_sm;
+  d.memory_bytes = memory;
+  d.sm_clock_mhz = sm_mhz;
+  d.memory_clock_mhz = mem_mhz;
+  d.memory_bus_bits = bus;
+  // Data-centre parts ship with ECC on; consumer parts have none.
+  d.ecc = std::string_view(product).find("GeForce") == std::string_view::npos;
+  return d;
+}
+
+const std::array<DeviceInfo, 8>& profiles() {
+  static const std::array<DeviceInfo, 8> all = {
+      profile("Tesla V100-SXM2-32GB (sm_70 profile)", 7, 0, 80, 6 * MiB, 96 * KiB, 96 * KiB, 0, 2048, 32, 32 * GiB, 1530, 877, 4096),
+      profile("Tesla T4 (sm_75 profile)", 7, 5, 40, 4 * MiB, 64 * KiB, 64 * KiB, 0, 1024, 16, 15 * GiB, 1590, 5001, 256),
+      profile("NVIDIA A100-SXM4-80GB (sm_80 profile)", 8, 0, 108, 40 * MiB, 164 * KiB, 163 * KiB, KiB, 2048, 32, 80 * GiB, 1410, 1593, 5120),
+      profile("NVIDIA GeForce RTX 3090 (sm_86 profile)", 8, 6, 82, 6 * MiB, 100 * KiB, 99 * KiB, KiB, 1536, 16, 24 * GiB, 1695, 9751, 384),
+      profile("NVIDIA GeForce RTX 4090 (sm_89 profile)", 8, 9, 128, 72 * MiB, 100 * KiB, 99 * KiB, KiB, 1536, 24, 24 * GiB, 2520, 10501, 384),
+      profile("NVIDIA H100 80GB HBM3 (sm_90 profile)", 9, 0, 132, 50 * MiB, 228 * KiB, 227 * KiB, KiB, 2048, 32, 80 * GiB, 1980, 2619, 5120),
+      profile("NVIDIA B200 (sm_100 profile)", 10, 0, 148, 126 * MiB, 228 * KiB, 227 * KiB, KiB, 2048, 32, 180 * GiB, 1965, 3996, 8192),
+      profile("NVIDIA GeForce RTX 5090 (sm_120 profile)", 12, 0, 170, 96 * MiB, 100 * KiB, 99 * KiB, KiB, 1536, 24, 32 * GiB, 2407, 14001, 512),
+  };
+  return all;
+}
+
+// "sm_90", "compute_90", "90", "9.0" -> {9, 0}
+std::optional<std::pair<int, int>> parse_arch(std::string_view text) {
+  for (std::string_view prefix : {"sm_", "compute_"}) {
+    if (text.starts_with(prefix)) text.remove_prefix(prefix.size());
+  }
+  if (auto dot = text.find('.'); dot != std::string_view::npos) {
+    int major = 0, minor = 0;
+    auto a = std::from_chars(text.data(), text.data() + dot, major);
+    auto b = std::from_chars(text.data() + dot + 1, text.data() + text.size(), minor);
+    if (a.ec != std::errc{} || b.ec != std::errc{} || a.ptr != text.data() + dot || b.ptr != text.data() + text.size())
+      return std::nullopt;
+    return std::pair{major, minor};
+  }
+  int number = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || number < 10) return std::nullopt;
+  return std::pair{number / 10, number % 10};
+}
+
+int attribute(const Driver& driver, CUdevice device, CUdevice_attribute which) {
+  int value = 0;
+  // A driver that no longer reports an attribute (clock rates in newer ones) leaves it 0.
+  if (driver.cuDeviceGetAttribute(&value, which, device) != CUDA_SUCCESS) return 0;
+  return value;
+}
+
+std::string format_uuid(const CUuuid& uuid) {
+  std::string hex;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) hex += '-';
+    hex += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  }
+  return "GPU-" + hex;
+}
+
+}  // namespace
+
+std::vector<std::string> known_architectures() {
+  std::vector<std::string> names;
+  for (const DeviceInfo& p : profiles()) names.push_back(p.arch());
+  return names;
+}
+
+std::optional<DeviceInfo> arch_profile(std::string_view arch) {
+  auto cc = parse_arch(arch);
+  if (!cc) return std::nullopt;
+  for (const DeviceInfo& p : profiles()) {
+    if (p.cc_major == cc->first && p.cc_minor == cc->second) return p;
+  }
+  return std::nullopt;
+}
+
+DeviceInfo require_arch_profile(std::string_view arch) {
+  if (auto p = arch_profile(arch)) return *p;
+  throw std::invalid_argument(fmt::format("unknown architecture '{}': known are {}", arch,
+                                          fmt::join(known_architectures(), ", ")));
+}
+
+int device_count() {
+  const Driver& driver = Driver::get();
+  int count = 0;
+  check(driver.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  return count;
+}
+
+DeviceInfo query_device(int ordinal) {
+  const Driver& driver = Driver::get();
+  const int count = device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw std::out_of_range(fmt::format("no GPU {}: this machine has {} (0 to {})", ordinal, count, count - 1));
+  CUdevice device{};
+  check(driver.cuDeviceGet(&device, ordinal), "cuDeviceGet");
+
+  DeviceInfo d;
+  d.ordinal = ordinal;
+  std::array<char, 256> name{};
+  check(driver.cuDeviceGetName(name.data(), static_cast<int>(name.size()), device), "cuDeviceGetName");
+  d.name = name.data();
+  CUuuid uuid{};
+  check(driver.cuDeviceGetUuid(&uuid, device), "cuDeviceGetUuid");
+  d.uuid = format_uuid(uuid);
+  std::size_t memory = 0;
+  check(driver.cuDeviceTotalMem(&memory, device), "cuDeviceTotalMem");
+  d.memory_bytes = static_cast<std::int64_t>(memory);
+
+  d.cc_major = attribute(driver, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  d.cc_minor = attribute(driver, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  d.sm_count = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  d.l2_bytes = attribute(driver, device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  d.shared_per_sm = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  d.shared_per_block = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  d.shared_per_block_optin = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  d.reserved_shared_per_block = attribute(driver, device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+  d.registers_per_sm = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  d.registers_per_block = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  d.max_threads_per_block = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  d.max_threads_per_sm = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  d.max_blocks_per_sm = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  d.warp_size = attribute(driver, device, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  d.sm_clock_mhz = attribute(driver, device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+  d.memory_clock_mhz = attribute(driver, device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
+  d.memory_bus_bits = attribute(driver, device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  d.ecc = attribute(driver, device, CU_DEVICE_ATTRIBUTE_ECC_ENABLED) != 0;
+  d.driver_version = driver.version;
+  d.driver_release = driver_release();
+  return d;
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> devices;
+  for (int i = 0, n = device_count(); i < n; ++i) devices.push_back(query_device(i));
+  return devices;
+}
+
+namespace {
+
+// The few NVML entry points needed to read the current SM clock; NVML is
+// loaded like the driver, so its absence only means "clock unknown".
+struct Nvml {
+  using Init = int (*)();
+  using HandleByUuid = int (*)(const char*, void**);
+  using ClockInfo = int (*)(void*, int, unsigned*);
+  using DriverVersion = int (*)(char*, unsigned);
+  HandleByUuid handle_by_uuid = nullptr;
+  ClockInfo clock_info = nullptr;
+  DriverVersion driver_version = nullptr;
+
+  static const Nvml* get() {
+    static const Nvml* nvml = [] () -> const Nvml* {
+      void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+      if (library == nullptr) return nullptr;
+      auto init = reinterpret_cast<Init>(dlsym(library, "nvmlInit_v2"));
+      static Nvml loaded;
+      loaded.handle_by_uuid = reinterpret_cast<HandleByUuid>(dlsym(library, "nvmlDeviceGetHandleByUUID"));
+      loaded.clock_info = reinterpret_cast<ClockInfo>(dlsym(library, "nvmlDeviceGetClockInfo"));
+      loaded.driver_version = reinterpret_cast<DriverVersion>(dlsym(library, "nvmlSystemGetDriverVersion"));
+      if (init == nullptr || loaded.handle_by_uuid == nullptr || loaded.clock_info == nullptr || loaded.driver_version == nullptr ||
+          init() != 0)
+        return nullptr;
+      return &loaded;
+    }();
+    return nvml;
+  }
+};
+
+constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
+
+}  // namespace
+
+std::string driver_release() {
+  const Nvml* nvml = Nvml::get();
+  std::array<char, 96> text{};
+  if (nvml == nullptr || nvml->driver_version(text.data(), static_cast<unsigned>(text.size())) != 0) return {};
+  return text.data();
+}
+
+int current_sm_clock_mhz(const DeviceInfo& device) {
+  const Nvml* nvml = Nvml::get();
+  if (nvml == nullptr || device.uuid.empty()) return 0;
+  void* handle = nullptr;
+  unsigned mhz = 0;
+  if (nvml->handle_by_uuid(device.uuid.c_str(), &handle) != 0 || nvml->clock_info(handle, kNvmlClockSm, &mhz) != 0) return 0;
+  return static_cast<int>(mhz);
+}
+
+}  // namespace blocktune

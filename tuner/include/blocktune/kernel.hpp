@@ -1,0 +1,107 @@
+// The one description of a tunable kernel: its source, search space, launch
+// geometry, arguments and how to check its output. Built-in kernels are
+// written in C++ (kernels/); spec files are the same description written down.
+#pragma once
+
+#include <blocktune/runtime.hpp>
+#include <blocktune/space.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace blocktune {
+
+enum class ElementType { f32, f64, i32, i64 };
+std::size_t size_of(ElementType type);
+std::string_view to_string(ElementType type);
+
+struct BufferArgument {
+  enum class Init { random, constant, values, file };
+  std::string name;
+  ElementType type = ElementType::f32;
+  std::string count;               // elements, an expression over the problem dims
+  Init init = Init::random;        // random: uniform in [-1, 1) from `seed`, never zeros
+  double value = 0;                // for Init::constant
+  std::vector<double> values;      // for Init::values: the whole buffer, e.g. coefficients
+  std::string file;                // for Init::file: raw elements, exactly count * element size bytes
+  std::uint64_t seed = 1;
+  bool output = false;             // compared against the reference after a run
+};
+
+struct ScalarArgument {
+  std::string name;
+  ElementType type = ElementType::i32;
+  std::string value;               // an expression over the problem dims and parameters
+};
+
+using Argument = std::variant<BufferArgument, ScalarArgument>;
+
+// A host copy of one buffer argument.
+struct HostBuffer {
+  std::string name;
+  ElementType type = ElementType::f32;
+  std::vector<std::byte> bytes;
+
+  std::size_t count() const { return bytes.size() / size_of(type); }
+  template <typename T>
+  std::span<T> as() { return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)}; }
+  template <typename T>
+  std::span<const T> as() const { return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)}; }
+};
+
+// A trusted kernel that computes the expected outputs from the same
+// arguments, launched once per reference key.
+struct ReferenceKernel {
+  std::string source, source_name;
+  std::string entry;                                   // name expression, "{param}" as in KernelDescription
+  std::vector<std::string> options;
+  std::array<std::string, 3> block = {"256", "1", "1"};  // expressions over problem dims and parameters
+  std::array<std::string, 3> grid = {"1", "1", "1"};
+  std::string dynamic_smem = "0";
+};
+
+struct KernelDescription {
+  std::string name;          // the key in the database, e.g. "stencil3d_r1"
+  std::string summary;       // one line for listings
+  std::string source;        // CUDA C++ source text
+  std::string source_name;   // e.g. "stencil3d.cu"
+  std::string entry;         // name expression; "{param}" takes the configuration's value
+  std::vector<std::string> options;   // extra NVRTC options
+  SearchSpace space;
+  std::vector<std::string> defines;   // parameters passed as -D; empty = every parameter
+
+  std::vector<std::string> problem_names = {"nx", "ny", "nz"};  // variables naming the problem dims
+  // Launch geometry, expressions over parameters and problem dims.
+  std::array<std::string, 3> block = {"block_x", "block_y", "block_z"};
+  std::array<std::string, 3> grid = {"1", "1", "1"};
+  std::string dynamic_smem = "0";
+  std::string carveout = "-1";         // percent; -1 leaves the driver's default
+
+  std::vector<Argument> arguments;     // in the kernel's parameter order
+  std::string default_config;          // canonical text of the configuration to compare against
+  std::string bytes_moved;             // expression for effective bandwidth (GB/s); empty if none
+  std::string flops;                   // expression for GFLOP/s; empty if none
+
+  // Where the expected outputs come from, the first that is set:
+  // 1. a host function: from the initial buffers (outputs included, for kernels
+  //    that leave parts untouched) it overwrites the outputs with expected values;
+  std::function<void(const ProblemSize& problem, const Config& config, std::vector<HostBuffer>& buffers)> reference;
+  // 2. a reference kernel run on the GPU;
+  std::optional<ReferenceKernel> reference_kernel;
+  // 3. files of expected values, output buffer name -> raw elements;
+  std::vector<std::pair<std::string, std::string>> reference_files;
+  // 4. otherwise, the default configuration's output.
+  // The expected outputs are computed once per distinct value of this
+  // expression over the parameters (e.g. "fused_steps"); empty: once.
+  std::string reference_key;
+  double tolerance = 1e-5;             // bound on ||out - ref|| / ||ref|| per output buffer
+};
+
+}  // namespace blocktune

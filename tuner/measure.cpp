@@ -1,0 +1,512 @@
+// Measuring configurations on a GPU: buffers set up once per problem, every
+// configuration checked against the reference on the GPU, then timed.
+#include <blocktune/store.hpp>
+#include <blocktune/tuner.hpp>
+#include <blocktune/version.hpp>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace blocktune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::int64_t unix_time() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Sums of squared differences and of squared reference values, and a count of
+// non-finite outputs, in double precision on the GPU.
+constexpr const char* kCompareSource = R"(
+template <typename T>
+__global__ void compare(const T* out, const T* ref, unsigned long long n, double* sums, unsigned long long* nonfinite) {
+  double d2 = 0, r2 = 0;
+  unsigned long long bad = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const double o = (double)out[i], r = (double)ref[i];
+    if (!isfinite(o)) { ++bad; continue; }
+    d2 += (o - r) * (o - r);
+    r2 += r * r;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    d2 += __shfl_down_sync(0xffffffffu, d2, offset);
+    r2 += __shfl_down_sync(0xffffffffu, r2, offset);
+    bad += __shfl_down_sync(0xffffffffu, bad, offset);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&sums[0], d2);
+    atomicAdd(&sums[1], r2);
+    if (bad) atomicAdd(nonfinite, bad);
+  }
+}
+)";
+
+std::string_view cuda_type(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return "float";
+    case ElementType::f64: return "double";
+    case ElementType::i32: return "int";
+    case ElementType::i64: return "long long";
+  }
+  return "float";
+}
+
+// splitmix64: fast, and the same sequence on every platform.
+std::uint64_t next_random(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+void fill(std::span<T> data, const BufferArgument& spec) {
+  std::uint64_t state = spec.seed;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    double value = spec.value;
+    if (spec.init == BufferArgument::Init::random) {
+      // Uniform in [-1, 1), never exactly zero, so unwritten outputs show.
+      value = static_cast<double>(next_random(state) >> 11) * 0x1.0p-52 - 1.0;
+      if (value == 0) value = 0.5;
+      if constexpr (std::is_integral_v<T>) value *= 1000;
+    } else if (spec.init == BufferArgument::Init::values) {
+      value = i < spec.values.size() ? spec.values[i] : 0.0;
+    }
+    data[i] = static_cast<T>(value);
+  }
+}
+
+HostBuffer make_host_buffer(const BufferArgument& spec, std::int64_t count) {
+  HostBuffer buffer{spec.name, spec.type, std::vector<std::byte>(static_cast<std::size_t>(count) * size_of(spec.type))};
+  switch (spec.type) {
+    case ElementType::f32: fill(buffer.as<float>(), spec); break;
+    case ElementType::f64: fill(buffer.as<double>(), spec); break;
+    case ElementType::i32: fill(buffer.as<std::int32_t>(), spec); break;
+    case ElementType::i64: fill(buffer.as<std::int64_t>(), spec); break;
+  }
+  return buffer;
+}
+
+bool is_sticky(CUresult code) {
+  return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_MISALIGNED_ADDRESS || code == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+         code == CUDA_ERROR_HARDWARE_STACK_ERROR || code == CUDA_ERROR_INVALID_PC || code == CUDA_ERROR_LAUNCH_FAILED ||
+         code == CUDA_ERROR_ASSERT || code == CUDA_ERROR_LAUNCH_TIMEOUT;
+}
+
+// The trial as far as the plan knows it: resources, occupancy, static outcome.
+TrialRecord static_trial(const PlanEntry& entry) {
+  TrialRecord t;
+  t.config = entry.config.to_string();
+  const auto& shape = entry.resolved.shape;
+  t.shape.block = {static_cast<int>(shape.block[0]), static_cast<int>(shape.block[1]), static_cast<int>(shape.block[2])};
+  t.shape.carveout = shape.carveout;
+  t.outcome = entry.static_outcome();
+  t.message = entry.static_outcome() == Outcome::compile_error ? entry.variant.log : entry.reason();
+  t.registers = entry.variant.usage.registers;
+  t.static_smem = entry.variant.usage.static_smem;
+  t.dynamic_smem = static_cast<int>(shape.dynamic_smem);
+  t.local_bytes = entry.variant.usage.stack_bytes;
+  t.spill_stores = entry.variant.usage.spill_stores;
+  t.spill_loads = entry.variant.usage.spill_loads;
+  t.blocks_per_sm = entry.occupancy.blocks_per_sm;
+  t.occupancy = entry.occupancy.fraction;
+  t.limiting_factor = entry.occupancy.limiting_factor();
+  t.compile_s = entry.variant.compile_seconds;
+  t.timestamp = unix_time();
+  t.blocktune_version = kVersion;
+  return t;
+}
+
+
+}  // namespace
+
+// Reads a whole binary file that must hold exactly `bytes` bytes.
+std::vector<std::byte> read_exact(const std::string& path, std::size_t bytes, std::string_view what) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open '{}'", what, path));
+  const auto size = static_cast<std::size_t>(in.tellg());
+  if (size != bytes) throw std::invalid_argument(fmt::format("{}: '{}' holds {} bytes, expected {}", what, path, size, bytes));
+  std::vector<std::byte> data(bytes);
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
+  return data;
+}
+
+// One kernel's buffers on one GPU for one problem: every configuration is
+// checked against the expected outputs, then timed.
+class MeasurementSession {
+ public:
+  MeasurementSession(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const VariantCompiler& compiler,
+                     const PlanEntry* default_entry)
+      : kernel_(kernel), problem_(problem), compiler_(compiler), default_entry_(default_entry), context_(ordinal) {
+    const Lookup env = environment(kernel, device(), problem);
+    std::size_t bytes = 0;
+    for (const Argument& argument : kernel.arguments) {
+      const auto* spec = std::get_if<BufferArgument>(&argument);
+      if (!spec) continue;
+      const std::int64_t count = Expression::parse(spec->count).evaluate_int(env);
+      if (count < 1) throw std::invalid_argument(fmt::format("kernel {}: buffer {} has {} elements", kernel.name, spec->name, count));
+      Slot slot{*spec, make_host_buffer(*spec, count), {}, {}};
+      if (spec->init == BufferArgument::Init::file)
+        slot.initial.bytes = read_exact(spec->file, slot.initial.bytes.size(), fmt::format("kernel {}, buffer {}", kernel.name, spec->name));
+      bytes += slot.initial.bytes.size();
+      slots_.push_back(std::move(slot));
+    }
+    std::size_t free = 0, total = 0;
+    check(Driver::get().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+    if (bytes * 3 > free)
+      throw std::invalid_argument(fmt::format("problem {} needs {:.1f} GiB of GPU memory with its reference; {} has {:.1f} GiB free",
+                                              problem.to_string(), 3.0 * static_cast<double>(bytes) / (1 << 30), device().name,
+                                              static_cast<double>(free) / (1 << 30)));
+    for (Slot& slot : slots_) {
+      slot.device = DeviceBuffer(slot.initial.bytes.size());
+      slot.device.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
+      // A device copy of each output's initial contents restores it between runs.
+      if (slot.spec.output) {
+        slot.initial_copy = DeviceBuffer(slot.initial.bytes.size());
+        slot.initial_copy.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
+      }
+    }
+    compare_ = compile_compare();
+    sums_ = DeviceBuffer(3 * sizeof(double));
+  }
+
+  const DeviceInfo& device() const { return context_.device(); }
+  const GpuContext& context() const { return context_; }
+
+  TrialRecord measure(const PlanEntry& entry, const TimingOptions& timing) {
+    TrialRecord trial = static_trial(entry);
+    try {
+      auto start = Clock::now();
+      const auto& expected = expected_for(entry.config);
+      Kernel& k = load(entry.variant, entry.resolved.request.identity());
+      run_once(k, entry.resolved.shape, entry.config);
+      const std::string mismatch = verify(expected);
+      trial.verify_s = seconds_since(start);
+      if (!mismatch.empty()) {
+        trial.outcome = Outcome::wrong_result;
+        trial.message = mismatch;
+        return trial;
+      }
+      start = Clock::now();
+      std::vector<void*> arguments = argument_pointers(entry.config);
+      const Timing t = time_kernel(context_, k, entry.resolved.shape, arguments.data(), timing);
+      trial.benchmark_s = seconds_since(start);
+      trial.samples_ms = t.samples_ms;
+      trial.median_ms = t.median_ms;
+      trial.min_ms = t.min_ms;
+      trial.mean_ms = t.mean_ms;
+      trial.spread = t.spread;
+      trial.sm_clock_mhz = t.sm_clock_mhz;
+      const Lookup lookup = entry.config.lookup(environment(kernel_, device(), problem_));
+      if (!kernel_.bytes_moved.empty()) {
+        trial.metric = static_cast<double>(Expression::parse(kernel_.bytes_moved).evaluate_int(lookup)) / (t.median_ms * 1e-3) / 1e9;
+        trial.metric_unit = "GB/s";
+      } else if (!kernel_.flops.empty()) {
+        trial.metric = static_cast<double>(Expression::parse(kernel_.flops).evaluate_int(lookup)) / (t.median_ms * 1e-3) / 1e9;
+        trial.metric_unit = "GFLOP/s";
+      }
+    } catch (const CudaError& error) {
+      trial.outcome = error.code == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || error.code == CUDA_ERROR_INVALID_VALUE ? Outcome::launch_error
+                                                                                                              : Outcome::runtime_fault;
+      trial.message = error.what();
+      if (is_sticky(error.code)) lost_ = trial.message;
+    }
+    return trial;
+  }
+
+  // Set after a fault that leaves the context unusable.
+  const std::string& lost() const { return lost_; }
+
+ private:
+  struct Slot {
+    BufferArgument spec;
+    HostBuffer initial;
+    DeviceBuffer device;
+    DeviceBuffer initial_copy;  // outputs only
+  };
+  using Expected = std::vector<DeviceBuffer>;  // per slot; empty for inputs
+
+  // The expected outputs for a configuration, computed once per reference key.
+  const Expected& expected_for(const Config& config) {
+    const std::string key = kernel_.reference_key.empty()
+                                ? std::string()
+                                : to_string(Expression::parse(kernel_.reference_key).evaluate(config.lookup(environment(kernel_, device(), problem_))));
+    auto it = expected_.find(key);
+    if (it == expected_.end()) it = expected_.emplace(key, compute_expected(config)).first;
+    return it->second;
+  }
+
+  Expected compute_expected(const Config& config) {
+    Expected expected(slots_.size());
+    if (kernel_.reference) {
+      std::vector<HostBuffer> host;
+      for (const Slot& slot : slots_) host.push_back(slot.initial);
+      kernel_.reference(problem_, config, host);
+      for (std::size_t b = 0; b < slots_.size(); ++b) {
+        if (!slots_[b].spec.output) continue;
+        expected[b] = DeviceBuffer(host[b].bytes.size());
+        expected[b].upload(host[b].bytes.data(), host[b].bytes.size());
+      }
+      return expected;
+    }
+    if (!kernel_.reference_files.empty()) {
+      for (std::size_t b = 0; b < slots_.size(); ++b) {
+        if (!slots_[b].spec.output) continue;
+        const auto file = std::ranges::find(kernel_.reference_files, slots_[b].spec.name, &std::pair<std::string, std::string>::first);
+        if (file == kernel_.reference_files.end())
+          throw std::invalid_argument(fmt::format("kernel {}: no reference file for output {}", kernel_.name, slots_[b].spec.name));
+        const auto data = read_exact(file->second, slots_[b].initial.bytes.size(),
+                                     fmt::format("kernel {}, reference for {}", kernel_.name, slots_[b].spec.name));
+        expected[b] = DeviceBuffer(data.size());
+        expected[b].upload(data.data(), data.size());
+      }
+      return expected;
+    }
+    if (kernel_.reference_kernel) {
+      const ReferenceKernel& ref = *kernel_.reference_kernel;
+      const Lookup lookup = config.lookup(environment(kernel_, device(), problem_));
+      CompileRequest request{ref.source, ref.source_name, substitute(ref.entry, config), {}, ref.options, device().arch()};
+      const CompiledVariant variant = compiler_.compile(request);
+      if (!variant.ok) throw std::invalid_argument(fmt::format("kernel {}: the reference kernel does not compile:\n{}", kernel_.name, variant.log));
+      LaunchShape3 shape;
+      for (int d = 0; d < 3; ++d) {
+        shape.block[d] = static_cast<unsigned>(Expression::parse(ref.block[d]).evaluate_int(lookup));
+        shape.grid[d] = static_cast<unsigned>(Expression::parse(ref.grid[d]).evaluate_int(lookup));
+      }
+      shape.dynamic_smem = static_cast<unsigned>(Expression::parse(ref.dynamic_smem).evaluate_int(lookup));
+      run_once(load(variant, request.identity()), shape, config);
+    } else {
+      if (default_entry_ == nullptr || !default_entry_->launchable())
+        throw std::invalid_argument(fmt::format("kernel {} has no reference and its default configuration cannot run", kernel_.name));
+      run_once(load(default_entry_->variant, default_entry_->resolved.request.identity()), default_entry_->resolved.shape, default_entry_->config);
+    }
+    for (std::size_t b = 0; b < slots_.size(); ++b) {
+      if (!slots_[b].spec.output) continue;
+      expected[b] = DeviceBuffer(slots_[b].device.bytes());
+      check(Driver::get().cuMemcpyDtoD(expected[b].get(), slots_[b].device.get(), slots_[b].device.bytes()), "keeping the reference output");
+    }
+    return expected;
+  }
+
+  std::unique_ptr<Kernel> compile_compare() {
+    std::optional<ElementType> type;
+    for (const Slot& slot : slots_)
+      if (slot.spec.output) {
+        if (type && *type != slot.spec.type) throw std::invalid_argument(fmt::format("kernel {}: outputs of different element types are not supported", kernel_.name));
+        type = slot.spec.type;
+      }
+    if (!type) throw std::invalid_argument(fmt::format("kernel {} has no output buffer to check", kernel_.name));
+    CompileRequest request{kCompareSource, "blocktune_compare.cu", fmt::format("compare<{}>", cuda_type(*type)), {}, {}, device().arch()};
+    const CompiledVariant compiled = compiler_.compile(request);
+    if (!compiled.ok) throw std::runtime_error("blocktune's own comparison kernel did not compile:\n" + compiled.log);
+    return std::make_unique<Kernel>(compiled.cubin, compiled.lowered_name);
+  }
+
+  Kernel& load(const CompiledVariant& variant, const std::string& identity) {
+    auto& slot = modules_[identity];
+    if (!slot) slot = std::make_unique<Kernel>(variant.cubin, variant.lowered_name);
+    return *slot;
+  }
+
+  // Scalars live in `scalars_` so their addresses stay valid for the launch.
+  std::vector<void*> argument_pointers(const Config& config) {
+    const Lookup lookup = config.lookup(environment(kernel_, device(), problem_));
+    scalars_.assign(kernel_.arguments.size(), {});
+    pointers_.clear();
+    for (const Slot& slot : slots_) pointers_.push_back(slot.device.get());
+    std::vector<void*> arguments;
+    std::size_t buffer = 0;
+    for (std::size_t a = 0; a < kernel_.arguments.size(); ++a) {
+      if (std::holds_alternative<BufferArgument>(kernel_.arguments[a])) {
+        arguments.push_back(&pointers_[buffer++]);
+        continue;
+      }
+      const auto& scalar = std::get<ScalarArgument>(kernel_.arguments[a]);
+      const std::int64_t value = Expression::parse(scalar.value).evaluate_int(lookup);
+      auto& storage = scalars_[a];
+      switch (scalar.type) {
+        case ElementType::i32: { const auto v = static_cast<std::int32_t>(value); std::memcpy(storage.data(), &v, sizeof v); break; }
+        case ElementType::i64: std::memcpy(storage.data(), &value, sizeof value); break;
+        case ElementType::f32: { const auto v = static_cast<float>(value); std::memcpy(storage.data(), &v, sizeof v); break; }
+        case ElementType::f64: { const auto v = static_cast<double>(value); std::memcpy(storage.data(), &v, sizeof v); break; }
+      }
+      arguments.push_back(storage.data());
+    }
+    return arguments;
+  }
+
+  // Restores the outputs' initial contents, launches once and waits.
+  void run_once(const Kernel& kernel, const LaunchShape3& shape, const Config& config) {
+    for (Slot& slot : slots_)
+      if (slot.spec.output) check(Driver::get().cuMemcpyDtoD(slot.device.get(), slot.initial_copy.get(), slot.device.bytes()), "restoring an output");
+    kernel.prepare(shape);
+    std::vector<void*> arguments = argument_pointers(config);
+    kernel.launch(shape, arguments.data());
+    context_.synchronize();
+  }
+
+  // Empty when every output is within tolerance of the expected values.
+  std::string verify(const Expected& expected) {
+    for (std::size_t b = 0; b < slots_.size(); ++b) {
+      if (!slots_[b].spec.output) continue;
+      check(Driver::get().cuMemsetD32(sums_.get(), 0, 6), "clearing the comparison sums");
+      unsigned long long n = slots_[b].initial.count();
+      CUdeviceptr out = slots_[b].device.get(), ref = expected[b].get(), sums = sums_.get(), bad = sums_.get() + 2 * sizeof(double);
+      void* arguments[] = {&out, &ref, &n, &sums, &bad};
+      const LaunchShape3 shape{.grid = {static_cast<unsigned>(std::min<unsigned long long>((n + 255) / 256, 4096)), 1, 1}, .block = {256, 1, 1}};
+      compare_->launch(shape, arguments);
+      double host[3] = {};
+      sums_.download(host, sizeof host);
+      unsigned long long nonfinite = 0;
+      std::memcpy(&nonfinite, &host[2], sizeof nonfinite);
+      const double error = host[1] > 0 ? std::sqrt(host[0] / host[1]) : std::sqrt(host[0]);
+      if (nonfinite > 0) return fmt::format("output {}: {} of {} values are not finite", slots_[b].spec.name, nonfinite, n);
+      if (!(error <= kernel_.tolerance))
+        return fmt::format("output {}: relative error {:.3g} exceeds {:.3g}", slots_[b].spec.name, error, kernel_.tolerance);
+    }
+    return {};
+  }
+
+  const KernelDescription& kernel_;
+  ProblemSize problem_;
+  const VariantCompiler& compiler_;
+  const PlanEntry* default_entry_;
+  GpuContext context_;
+  std::vector<Slot> slots_;
+  std::map<std::string, Expected> expected_;
+  std::vector<CUdeviceptr> pointers_;
+  std::vector<std::array<std::byte, 8>> scalars_;
+  std::map<std::string, std::unique_ptr<Kernel>> modules_;
+  std::unique_ptr<Kernel> compare_;
+  DeviceBuffer sums_;
+  std::string lost_;
+};
+
+namespace {
+
+// Stored trials keyed by configuration text, for resuming.
+std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id) {
+  std::map<std::string, TrialRecord> stored;
+  for (TrialRecord& t : store.trials(device_id, kernel_id, problem_id)) stored.emplace(t.config, std::move(t));
+  return stored;
+}
+
+const PlanEntry* find_entry(const Plan& plan, std::string_view config_text) {
+  const Config wanted = Config::parse(config_text);
+  for (const PlanEntry& e : plan.entries)
+    if (e.config == wanted) return &e;
+  return nullptr;
+}
+
+std::string kernel_identity(const KernelDescription& kernel) {
+  std::string text = kernel.source;
+  for (const std::string& option : kernel.options) text += "\n" + option;
+  return content_hash(text);
+}
+
+// Large enough to leave the L2 well behind, small enough for any GPU.
+std::size_t copy_test_bytes(const DeviceInfo& device) {
+  return static_cast<std::size_t>(std::min<std::int64_t>(std::max<std::int64_t>(16 * device.l2_bytes, std::int64_t{512} << 20),
+                                                         device.memory_bytes / 8));
+}
+
+}  // namespace
+
+TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, Store& store,
+                const VariantCompiler& compiler, const TuneOptions& options) {
+  const auto start = Clock::now();
+  TuneResult result;
+  const DeviceInfo device = query_device(ordinal);
+  result.plan = make_plan(kernel, device, problem, compiler, {.threads = options.compile_threads});
+  const Plan& plan = result.plan;
+
+  std::vector<std::string> parameter_names;
+  for (const Parameter& p : kernel.space.parameters()) parameter_names.push_back(p.name);
+  KernelRecord record{kernel.name, kernel_identity(kernel), parameter_names, kernel.default_config};
+  const PlanEntry* default_entry = find_entry(plan, kernel.default_config);
+  if (default_entry && default_entry->rejected_by.empty()) record.default_shape = static_trial(*default_entry).shape;
+  const std::int64_t device_id = store.upsert_device(to_record(device));
+  const std::int64_t kernel_id = store.upsert_kernel(record);
+  const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
+  std::map<std::string, TrialRecord> stored = stored_trials(store, device_id, kernel_id, problem_id);
+
+  // What the plan already decided is a trial too: rejected, failed to compile, cannot launch.
+  for (const PlanEntry& entry : plan.entries)
+    if (!entry.launchable() && !stored.contains(entry.config.to_string())) store.add_trial(device_id, kernel_id, problem_id, static_trial(entry));
+
+  const std::vector<const PlanEntry*> ranked = rank_by_occupancy(plan);
+  if (ranked.empty()) {
+    result.stopped = "no configuration can launch (see `blocktune plan`)";
+    return result;
+  }
+  const TrialRecord first_ranked = static_trial(*ranked.front());
+  store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
+
+  MeasurementSession session(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : ranked.front());
+  result.copy_bandwidth_gbs = copy_bandwidth_gbs(session.context(), copy_test_bytes(device));
+
+  TuneProgress progress;
+  progress.total = ranked.size();
+  for (const PlanEntry* entry : ranked) {
+    if (options.max_evaluations && result.measured >= *options.max_evaluations) {
+      result.stopped = fmt::format("stopped after {} measurements (--max-evaluations)", result.measured);
+      break;
+    }
+    if (options.max_seconds && seconds_since(start) > *options.max_seconds) {
+      result.stopped = fmt::format("stopped after {:.0f} s (--max-seconds)", seconds_since(start));
+      break;
+    }
+    const std::string key = entry->config.to_string();
+    if (auto it = stored.find(key); it != stored.end()) {
+      result.trials.push_back(it->second);
+      ++result.resumed;
+    } else {
+      TrialRecord trial = session.measure(*entry, options.timing);
+      store.add_trial(device_id, kernel_id, problem_id, trial);
+      result.trials.push_back(std::move(trial));
+      ++result.measured;
+    }
+    const TrialRecord& trial = result.trials.back();
+    if (trial.outcome == Outcome::ok && (!progress.best_ms || trial.median_ms < *progress.best_ms)) {
+      progress.best_ms = trial.median_ms;
+      progress.best_config = trial.config;
+    }
+    ++progress.done;
+    progress.resumed = result.resumed;
+    progress.elapsed_seconds = seconds_since(start);
+    progress.config = &entry->config;
+    progress.trial = &trial;
+    if (options.progress) options.progress(progress);
+    if (!session.lost().empty()) {
+      result.stopped = fmt::format("the GPU context was lost ({}); every trial so far is stored and a rerun resumes after it",
+                                   session.lost());
+      break;
+    }
+  }
+  result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);
+  return result;
+}
+
+TrialRecord measure_one(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const Config& config,
+                        const VariantCompiler& compiler, const TimingOptions& timing) {
+  const DeviceInfo device = query_device(ordinal);
+  const PlanEntry entry = plan_one(kernel, config, device, problem, compiler);
+  if (!entry.launchable()) return static_trial(entry);
+  const PlanEntry default_entry = plan_one(kernel, Config::parse(kernel.default_config), device, problem, compiler);
+  MeasurementSession session(kernel, ordinal, problem, compiler, default_entry.launchable() ? &default_entry : &entry);
+  return session.measure(entry, timing);
+}
+
+}  // namespace blocktune
