@@ -51,6 +51,15 @@ struct BenchCompileArgs {
   unsigned threads = 0;
 };
 
+struct BenchStencilArgs {
+  int radius = 1;
+  std::string problem;
+  int device = 0;
+  std::filesystem::path database;
+  std::filesystem::path csv;  // optional: one row per coding, appended
+  bool f64 = false;
+};
+
 int list_devices(const Target& target, bool json);
 int list_kernels();
 int plan(const PlanArgs& args);
@@ -58,5 +67,6 @@ int tune(const TuneArgs& args);
 int measure(const MeasureArgs& args);
 int best(const BestArgs& args);
 int bench_compile(const BenchCompileArgs& args);
+int bench_stencil(const BenchStencilArgs& args);
 
 }  // namespace blocktune::cli

@@ -63,19 +63,27 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.entry = fmt::format("stencil3d<{}>", radius);
   if (f64) k.options.push_back("-DREAL=double");
 
-  k.space.add_parameter({"block_x", {32, 64, 128, 256, 512, 1024}});
+  // The codings of seeds 000 and 001 (see stencil3d.cu) and the launch shape.
+  k.space.add_parameter({"block_x", {32, 64, 128, 256}});
   k.space.add_parameter({"block_y", {1, 2, 4, 8, 16}});
-  k.space.add_parameter({"block_z", {1, 2, 4, 8}});
-  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL")}});
-  k.space.add_parameter({"z_per_thread", {1, 2, 4, 8}});
-  k.space.add_parameter({"carveout", {-1, 0, 50, 100}});
+  k.space.add_parameter({"block_z", {1, 2, 4}});
+  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP")}});
+  k.space.add_parameter({"zloop", {std::string("NONE"), std::string("INTZ"), std::string("REG")}});
+  k.space.add_parameter({"z_chunk", {1, 8, 16, 32, 64}});
+  k.space.add_parameter({"vx", {1, 2, 4}});
+  k.space.add_parameter({"carveout", {-1, 0, 100}});
   k.space.add_constraint("block_x * block_y * block_z <= max_threads_per_block");
   k.space.add_constraint("block_x * block_y * block_z >= 64");
-  k.defines = {"block_x", "block_y", "block_z", "strategy", "z_per_thread"};
+  // A z loop walks a chunk of planes; without one each thread takes one plane.
+  k.space.add_constraint(R"(zloop == "NONE" ? z_chunk == 1 : z_chunk > 1 && block_z == 1)");
+  k.space.add_constraint("nx % vx == 0");  // vector loads stay aligned
+  k.space.add_constraint(fmt::format(R"(strategy != "COMP" || block_z * (block_y + {0}) * (block_x * vx + {0}) * {1} <= 49152)",
+                                     2 * radius, size_of(type)));
+  k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx"};
 
   const std::string interior = fmt::format("- {}", 2 * radius);
-  k.grid = {fmt::format("ceil_div(nx {}, block_x)", interior), fmt::format("ceil_div(ny {}, block_y)", interior),
-            fmt::format("ceil_div(nz {}, block_z * z_per_thread)", interior)};
+  k.grid = {"ceil_div(nx, block_x * vx)", fmt::format("ceil_div(ny {}, block_y)", interior),
+            fmt::format("ceil_div(nz {}, block_z * z_chunk)", interior)};
   k.carveout = "carveout";
 
   k.arguments = {
@@ -87,7 +95,8 @@ KernelDescription stencil3d(int radius, ElementType type) {
       ScalarArgument{"ny", ElementType::i32, "ny"},
       ScalarArgument{"nz", ElementType::i32, "nz"},
   };
-  k.default_config = "block_x=32,block_y=16,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1";
+  // The seed's naive configuration: BASE, one point per thread, 32x16x1.
+  k.default_config = "block_x=32,block_y=16,block_z=1,strategy=BASE,zloop=NONE,z_chunk=1,vx=1,carveout=-1";
   k.bytes_moved = fmt::format("{} * nx * ny * nz", 2 * size_of(type));
   k.flops = fmt::format("{} * (nx {}) * (ny {}) * (nz {})", 2 * (6 * radius + 1) - 1, interior, interior, interior);
   k.reference = [radius, f64](const ProblemSize& problem, const Config&, std::vector<HostBuffer>& buffers) {

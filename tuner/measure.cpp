@@ -499,14 +499,29 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   return result;
 }
 
-TrialRecord measure_one(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const Config& config,
+Remeasured measure_many(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const std::vector<Config>& configs,
                         const VariantCompiler& compiler, const TimingOptions& timing) {
   const DeviceInfo device = query_device(ordinal);
-  const PlanEntry entry = plan_one(kernel, config, device, problem, compiler);
-  if (!entry.launchable()) return static_trial(entry);
+  std::vector<PlanEntry> entries;
+  for (const Config& config : configs) entries.push_back(plan_one(kernel, config, device, problem, compiler));
   const PlanEntry default_entry = plan_one(kernel, Config::parse(kernel.default_config), device, problem, compiler);
-  MeasurementSession session(kernel, ordinal, problem, compiler, default_entry.launchable() ? &default_entry : &entry);
-  return session.measure(entry, timing);
+  const auto first_launchable = std::ranges::find_if(entries, &PlanEntry::launchable);
+  const PlanEntry* reference = default_entry.launchable() ? &default_entry
+                               : first_launchable != entries.end() ? &*first_launchable
+                                                                   : nullptr;
+  Remeasured result;
+  std::optional<MeasurementSession> session;
+  if (reference) session.emplace(kernel, ordinal, problem, compiler, reference);
+  if (session) result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
+  for (const PlanEntry& entry : entries) {
+    result.trials.push_back(entry.launchable() && session && session->lost().empty() ? session->measure(entry, timing) : static_trial(entry));
+  }
+  return result;
+}
+
+TrialRecord measure_one(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const Config& config,
+                        const VariantCompiler& compiler, const TimingOptions& timing) {
+  return measure_many(kernel, ordinal, problem, {config}, compiler, timing).trials.front();
 }
 
 }  // namespace blocktune

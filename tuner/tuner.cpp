@@ -70,7 +70,7 @@ ResolvedConfig resolve(const KernelDescription& kernel, const Config& config, co
   r.request.arch = device.arch();
   for (const auto& [name, value] : config.entries()) {
     const bool passed = kernel.defines.empty() || std::ranges::find(kernel.defines, name) != kernel.defines.end();
-    if (passed) r.request.defines.emplace_back(name == "strategy" ? "STRATEGY" : name, to_string(value));
+    if (passed) r.request.defines.emplace_back(name, to_string(value));
   }
   // Defines are upper-cased: block_x -> BLOCK_X, the convention of kernel sources.
   for (auto& [name, value] : r.request.defines) std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });

@@ -15,11 +15,13 @@ KernelDescription small_stencil(int radius) {
   space.add_parameter({"block_y", {1, 4}});
   space.add_parameter({"block_z", {1, 2}});
   space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL")}});
-  space.add_parameter({"z_per_thread", {1, 4}});
+  space.add_parameter({"zloop", {std::string("NONE")}});
+  space.add_parameter({"z_chunk", {1}});
+  space.add_parameter({"vx", {1, 4}});
   space.add_parameter({"carveout", {-1, 100}});
   for (const Expression& c : k.space.constraints()) space.add_constraint(c.text());
   k.space = space;
-  k.default_config = "block_x=32,block_y=4,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1";
+  k.default_config = "block_x=32,block_y=4,block_z=1,strategy=BASE,zloop=NONE,z_chunk=1,vx=1,carveout=-1";
   return k;
 }
 
@@ -28,17 +30,18 @@ KernelDescription small_stencil(int radius) {
 TEST_CASE("a configuration resolves to defines, an entry and a launch geometry", "[plan]") {
   const KernelDescription k = stencil3d(2);
   const DeviceInfo h100 = require_arch_profile("sm_90");
-  const Config config = Config::parse("block_x=64,block_y=4,block_z=2,strategy=CSL,z_per_thread=4,carveout=50");
+  const Config config = Config::parse("block_x=64,block_y=4,block_z=1,strategy=CSL,zloop=REG,z_chunk=16,vx=2,carveout=100");
   const ResolvedConfig r = resolve(k, config, h100, ProblemSize::parse("512x256x100"));
   CHECK(r.request.kernel == "stencil3d<2>");
   CHECK(r.request.arch == "sm_90");
-  const std::vector<std::pair<std::string, std::string>> defines = {
-      {"BLOCK_X", "64"}, {"BLOCK_Y", "4"}, {"BLOCK_Z", "2"}, {"STRATEGY", "CSL"}, {"Z_PER_THREAD", "4"}};
+  const std::vector<std::pair<std::string, std::string>> defines = {{"BLOCK_X", "64"}, {"BLOCK_Y", "4"}, {"BLOCK_Z", "1"},
+                                                                    {"STRATEGY", "CSL"}, {"ZLOOP", "REG"}, {"Z_CHUNK", "16"},
+                                                                    {"VX", "2"}};
   CHECK(r.request.defines == defines);
-  CHECK(r.shape.block == std::array<unsigned, 3>{64, 4, 2});
-  // Interior of 508 x 252 x 96 points: 8 x 63 x ceil(96 / 8) blocks.
-  CHECK(r.shape.grid == std::array<unsigned, 3>{8, 63, 12});
-  CHECK(r.shape.carveout == 50);
+  CHECK(r.shape.block == std::array<unsigned, 3>{64, 4, 1});
+  // x: 512 points in 64 x 2 per block; y: 252 interior rows in 4s; z: 96 interior planes in chunks of 16.
+  CHECK(r.shape.grid == std::array<unsigned, 3>{4, 63, 6});
+  CHECK(r.shape.carveout == 100);
 }
 
 TEST_CASE("the plan compiles each distinct variant once and explains every rejection", "[plan]") {
@@ -50,6 +53,7 @@ TEST_CASE("the plan compiles each distinct variant once and explains every rejec
   REQUIRE(plan.entries.size() == 96);
   // Blocks 1024x4x1, 1024x4x2, 1024x1x2 and 256x4x2 exceed 1024 threads; 32x1x1
   // is under 64: 5 of the 12 shapes, times 8 values of the other parameters.
+  // (nx = 128 is a multiple of vx = 4, so vector loads are allowed.)
   CHECK(plan.count(Outcome::rejected_by_constraint) == 5 * 8);
   CHECK(plan.count(Outcome::compile_error) == 0);
   CHECK(plan.count(Outcome::ok) == 7 * 8);
@@ -71,7 +75,7 @@ TEST_CASE("the plan compiles each distinct variant once and explains every rejec
 
 TEST_CASE("a plan with a broken source records compile errors and goes on", "[plan]") {
   KernelDescription k = small_stencil(1);
-  k.source += "\n#if STRATEGY == CSL\n#error CSL deliberately broken\n#endif\n";
+  k.source += "\n#if STRATEGY == CSL\n#error CSL deliberately broken\n#endif\n";  // half the variants
   const VariantCompiler compiler(std::nullopt);
   const Plan plan = make_plan(k, require_arch_profile("sm_80"), ProblemSize::parse("64x64x64"), compiler);
   CHECK(plan.count(Outcome::compile_error) == 28);

@@ -110,6 +110,15 @@ struct TuneResult {
 TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, Store& store,
                 const VariantCompiler& compiler, const TuneOptions& options);
 
+// Measures several configurations in one session (buffers and reference set
+// up once), in order; with the device-to-device copy bandwidth of the same run.
+struct Remeasured {
+  std::vector<TrialRecord> trials;
+  double copy_bandwidth_gbs = 0;
+};
+Remeasured measure_many(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const std::vector<Config>& configs,
+                        const VariantCompiler& compiler, const TimingOptions& timing);
+
 // Measures one configuration (the default if `config` is empty) and returns its trial.
 TrialRecord measure_one(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const Config& config,
                         const VariantCompiler& compiler, const TimingOptions& timing);
