@@ -47,6 +47,21 @@ __device__ __forceinline__ void load_row(const REAL* p, REAL (&v)[N]) {
   }
 }
 
+// N contiguous values to p, which is aligned to N elements.
+template <int N>
+__device__ __forceinline__ void store_row(REAL* p, const REAL (&v)[N]) {
+  if constexpr (N == 4 && sizeof(REAL) == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  } else if constexpr (N == 2 && sizeof(REAL) == 4) {
+    *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
+  } else if constexpr (N == 2 && sizeof(REAL) == 8) {
+    *reinterpret_cast<double2*>(p) = make_double2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = v[i];
+  }
+}
+
 template <int R>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y * BLOCK_Z)
 stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
@@ -67,15 +82,16 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
   __shared__ REAL tile[BLOCK_Z][TH][TW];
   const int tile_x0 = blockIdx.x * BLOCK_X * VX - R;  // grid x of tile column 0
   const int tile_y0 = blockIdx.y * BLOCK_Y;           // grid y of tile row 0
-  const int lane = threadIdx.y * BLOCK_X + threadIdx.x;
 #endif
 
 #if ZLOOP == REG
-  // q[R + d][v]: the value at plane k + d of this thread's column v.
+  // q[R + d][v]: the value at plane k + d of this thread's column v. The
+  // leading plane of the next step is loaded one step ahead, so two loads
+  // are in flight while a plane is computed.
   REAL q[2 * R + 1][VX];
   if (row_inside && k_first < nz - R) {
 #pragma unroll
-    for (int d = -R; d < R; ++d) load_row<VX>(in + (k_first + d) * sz + j * sy + x0, q[R + d]);
+    for (int d = -R; d <= R; ++d) load_row<VX>(in + (k_first + d) * sz + j * sy + x0, q[R + d]);
   }
 #endif
 
@@ -87,27 +103,34 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
     const long long at = k * sz + j * sy + x0;
 
 #if ZLOOP == REG
-    if (active) load_row<VX>(in + at + R * sz, q[2 * R]);
+    REAL next[VX];
+    if (active && k + 1 < nz - R) load_row<VX>(in + at + (R + 1) * sz, next);
 #endif
 
 #if STRATEGY == COMP
     __syncthreads();  // the previous plane's tile is no longer read
-    const int plane = min(k, nz - 1);
-    for (int e = lane; e < TH * TW; e += BLOCK_X * BLOCK_Y) {
-      const int ty = e / TW, tx = e % TW;
-      const int gx = min(max(tile_x0 + tx, 0), nx - 1), gy = min(tile_y0 + ty, ny - 1);
-      tile[threadIdx.z][ty][tx] = LOAD(in + plane * sz + (long long)gy * sy + gx);
+    const REAL* plane = in + min(k, nz - 1) * sz;
+    for (int ty = threadIdx.y; ty < TH; ty += BLOCK_Y) {
+      const REAL* source_row = plane + (long long)min(tile_y0 + ty, ny - 1) * sy;
+      for (int tx = threadIdx.x; tx < TW; tx += BLOCK_X) tile[threadIdx.z][ty][tx] = LOAD(source_row + min(max(tile_x0 + tx, 0), nx - 1));
     }
     __syncthreads();
 #else
-    // This plane's row around the thread's points: x0 - R .. x0 + VX - 1 + R.
-    REAL row[VX + 2 * R];
+    // This plane's row around the thread's points, read as aligned vectors:
+    // HALO vectors either side cover the R neighbours in x.
+    constexpr int HALO = (R + VX - 1) / VX;
+    REAL row[(2 * HALO + 1) * VX];
     if (active) {
-      load_row<VX>(in + at, *reinterpret_cast<REAL(*)[VX]>(&row[R]));
 #pragma unroll
-      for (int r = 1; r <= R; ++r) {
-        row[R - r] = x0 - r >= 0 ? LOAD(in + at - r) : REAL(0);
-        row[R + VX - 1 + r] = x0 + VX - 1 + r < nx ? LOAD(in + at + VX - 1 + r) : REAL(0);
+      for (int h = -HALO; h <= HALO; ++h) {
+        REAL(&part)[VX] = *reinterpret_cast<REAL(*)[VX]>(&row[(HALO + h) * VX]);
+        const int start = x0 + h * VX;
+        if (start >= 0 && start < nx) {
+          load_row<VX>(in + at + h * VX, part);
+        } else {
+#pragma unroll
+          for (int v = 0; v < VX; ++v) part[v] = REAL(0);  // beyond a face: never used by interior points
+        }
       }
     }
 #endif
@@ -129,22 +152,21 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
         load_row<VX>(in + at + r * sy, north[r - 1]);
       }
 #endif
+      REAL result[VX];
 #pragma unroll
       for (int v = 0; v < VX; ++v) {
-        const int x = x0 + v;
-        if (x < R || x >= nx - R) continue;
 #if STRATEGY == COMP
         const REAL* t = &tile[threadIdx.z][threadIdx.y + R][threadIdx.x * VX + v + R];
         REAL sum = c[0] * t[0];
 #else
-        REAL sum = c[0] * row[R + v];
+        REAL sum = c[0] * row[HALO * VX + v];
 #endif
 #pragma unroll
         for (int r = 1; r <= R; ++r) {
 #if STRATEGY == COMP
           const REAL xy = t[-r] + t[r] + t[-r * TW] + t[r * TW];
 #else
-          const REAL xy = row[R + v - r] + row[R + v + r] + south[r - 1][v] + north[r - 1][v];
+          const REAL xy = row[HALO * VX + v - r] + row[HALO * VX + v + r] + south[r - 1][v] + north[r - 1][v];
 #endif
 #if ZLOOP == REG
           const REAL zz = q[R - r][v] + q[R + r][v];
@@ -153,7 +175,15 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
 #endif
           sum += c[r] * (xy + zz);
         }
-        out[at + v] = sum;
+        result[v] = sum;
+      }
+      // One vector store where all of the thread's points are interior.
+      if (x0 >= R && x0 + VX <= nx - R) {
+        store_row<VX>(out + at, result);
+      } else {
+#pragma unroll
+        for (int v = 0; v < VX; ++v)
+          if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
       }
     }
 
@@ -162,6 +192,8 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
     for (int d = 0; d < 2 * R; ++d)
 #pragma unroll
       for (int v = 0; v < VX; ++v) q[d][v] = q[d + 1][v];
+#pragma unroll
+    for (int v = 0; v < VX; ++v) q[2 * R][v] = next[v];
 #endif
   }
 }

@@ -85,9 +85,10 @@ TEST_CASE("every coding of the stencil gives the reference result", "[gpu][measu
 
 TEST_CASE("a kernel computing the wrong result is recorded as such, not timed", "[gpu][measure]") {
   KernelDescription k = stencil3d(1);
-  const auto at = k.source.find("out[at] = sum;");
+  const std::string exact = "result[v] = sum;";
+  const auto at = k.source.find(exact);
   REQUIRE(at != std::string::npos);
-  k.source.replace(at, 14, "out[at] = sum * 1.01f;");
+  k.source.replace(at, exact.size(), "result[v] = sum * 1.01f;");
   const TrialRecord t = measure_one(k, 0, kSmall, Config::parse(k.default_config), test_compiler(), {});
   CHECK(t.outcome == Outcome::wrong_result);
   CHECK_THAT(t.message, Catch::Contains("relative error"));
