@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <blocktune/kernels.hpp>
+#include <blocktune/report.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 
@@ -232,15 +233,7 @@ int tune(const TuneArgs& args) {
     fmt::print(stderr, "blocktune: no configuration ran correctly; nothing to recommend\n");
     return 2;
   }
-  const Winner& w = *result.winner;
-  fmt::print("winner: {}\n  block {}x{}x{}, carveout {}, {:.4f} ms median", w.config, w.shape.block[0], w.shape.block[1], w.shape.block[2],
-             w.shape.carveout, w.median_ms);
-  for (const TrialRecord& t : result.trials)
-    if (t.config == w.config && !t.metric_unit.empty())
-      fmt::print(", {:.0f} {} ({:.0f}% of the copy bandwidth)", t.metric, t.metric_unit, 100 * t.metric / result.copy_bandwidth_gbs);
-  fmt::print("\n");
-  if (w.margin_runner_up > 0) fmt::print("  {:.3f}x faster than the runner-up\n", w.margin_runner_up);
-  if (w.margin_default > 0) fmt::print("  {:.3f}x faster than the default configuration ({})\n", w.margin_default, kernel.default_config);
+  fmt::print("\n{}\n", explain(args.database, {.kernel = kernel.name, .problem = problem, .device = device.uuid, .config = {}}));
   return 0;
 }
 

@@ -112,6 +112,18 @@ CREATE TABLE arch_defaults (
   PRIMARY KEY (kernel_name, cc_major, cc_minor)
 ) WITHOUT ROWID;
 )sql",
+    // 1 -> 2: measurements of a device that are not trials, e.g. its copy bandwidth.
+    R"sql(
+CREATE TABLE device_metrics (
+  device_id         INTEGER NOT NULL REFERENCES devices (id),
+  name              TEXT    NOT NULL CHECK (name <> ''),  -- e.g. copy_bandwidth_gbs
+  value             REAL    NOT NULL,
+  unit              TEXT    NOT NULL,                     -- e.g. GB/s
+  measured_at       INTEGER NOT NULL,                     -- unix seconds
+  blocktune_version TEXT    NOT NULL,
+  PRIMARY KEY (device_id, name)  -- the latest measurement only
+) WITHOUT ROWID;
+)sql",
 };
 
 }  // namespace

@@ -128,6 +128,12 @@ std::optional<std::string> find_problem(const TrialRecord& trial) {
   return std::nullopt;
 }
 
+std::optional<std::string> find_problem(const DeviceMetric& metric) {
+  if (metric.name.empty()) return "device metric without a name";
+  if (!std::isfinite(metric.value)) return "device metric '" + metric.name + "' is not a finite number";
+  return std::nullopt;
+}
+
 std::string join_names(const std::vector<std::string>& names) {
   std::string text;
   for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
@@ -244,7 +250,16 @@ Store::Impl::Impl(sqlite::Connection connection)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
         ON CONFLICT (kernel_name, cc_major, cc_minor) DO UPDATE SET
           config = excluded.config, block_x = excluded.block_x, block_y = excluded.block_y,
-          block_z = excluded.block_z, carveout = excluded.carveout)sql")) {}
+          block_z = excluded.block_z, carveout = excluded.carveout)sql")),
+      upsert_device_metric(db.prepare(R"sql(
+        INSERT INTO device_metrics (device_id, name, value, unit, measured_at, blocktune_version)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        ON CONFLICT (device_id, name) DO UPDATE SET
+          value = excluded.value, unit = excluded.unit, measured_at = excluded.measured_at,
+          blocktune_version = excluded.blocktune_version)sql")),
+      select_device_metrics(db.prepare(
+          "SELECT name, value, unit, measured_at, blocktune_version FROM device_metrics WHERE device_id = ?1 "
+          "ORDER BY name")) {}
 
 Store Store::open(const std::filesystem::path& file) {
   auto db = sqlite::Connection::open(file, sqlite::Connection::Mode::read_write);
@@ -369,6 +384,20 @@ std::optional<Winner> Store::update_winner(std::int64_t device_id, std::int64_t 
   auto winner = impl_->recompute_winner(device_id, kernel_id, problem_id, default_config);
   transaction.commit();
   return winner;
+}
+
+void Store::set_device_metric(std::int64_t device_id, std::string_view name, double value, std::string_view unit) {
+  const DeviceMetric metric{std::string(name), value, std::string(unit), now(), BLOCKTUNE_VERSION};
+  require_valid(metric);
+  impl_->upsert_device_metric.run(device_id, metric.name, metric.value, metric.unit, metric.measured_at,
+                                  metric.blocktune_version);
+}
+
+std::vector<DeviceMetric> Store::device_metrics(std::int64_t device_id) const {
+  std::vector<DeviceMetric> metrics;
+  for (auto row = impl_->select_device_metrics.query(device_id); row.next();)
+    metrics.push_back({row.text(0), row.real(1), row.text(2), row.int64(3), row.text(4)});
+  return metrics;
 }
 
 void Store::set_arch_default(std::string_view kernel_name, int cc_major, int cc_minor, std::string_view config,

@@ -31,7 +31,12 @@ struct Dump {
     ProblemSize problem;
     TrialRecord record;
   };
+  struct Metric {
+    std::string device_uuid;
+    DeviceMetric metric;
+  };
   std::vector<DeviceRecord> devices;
+  std::vector<Metric> device_metrics;
   std::vector<Kernel> kernels;
   std::vector<ArchDefault> arch_defaults;
   std::vector<Trial> trials;
@@ -63,6 +68,7 @@ std::optional<std::string> find_problem(const KernelRecord&);
 std::optional<std::string> find_problem(const ProblemSize&);
 std::optional<std::string> find_problem(const LaunchShape&);
 std::optional<std::string> find_problem(const TrialRecord&);
+std::optional<std::string> find_problem(const DeviceMetric&);
 
 // A consistent read-only view of an existing tuning database.
 struct ReadSession {
@@ -86,7 +92,7 @@ struct Store::Impl {
   sqlite::Connection db;
   sqlite::Statement upsert_device, upsert_kernel, find_problem_id, insert_problem, select_trials, has_trial,
       trial_timestamp, upsert_trial, best_two, default_config, default_trial, learn_default_shape, upsert_winner, delete_winner,
-      upsert_arch_default;
+      upsert_arch_default, upsert_device_metric, select_device_metrics;
 };
 
 }  // namespace blocktune

@@ -48,6 +48,13 @@ Json to_json(const DeviceRecord& d) {
           {"ecc", d.ecc}};
 }
 
+Json to_json(const Dump::Metric& entry) {
+  const DeviceMetric& m = entry.metric;
+  return {{"device", entry.device_uuid}, {"name", m.name},
+          {"value", m.value},           {"unit", m.unit},
+          {"measured_at", m.measured_at}, {"blocktune_version", m.blocktune_version}};
+}
+
 Json to_json(const Dump::Kernel& k) {
   Json problems = Json::array();
   for (const auto& problem : k.problems) problems.push_back(problem.to_string());
@@ -234,6 +241,22 @@ Dump dump_from_json(const Json& root, std::string_view source) {
     device_uuids.insert(d.uuid);
   }
 
+  // Absent from exports of blocktune versions before the section existed.
+  const Json& metrics = section(root, "device_metrics", source);
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const Fields f(metrics[i], place("device_metrics", i), source);
+    Dump::Metric& entry = dump.device_metrics.emplace_back();
+    entry.device_uuid = f.get<std::string>("device");
+    if (!device_uuids.contains(entry.device_uuid)) f.fail("device", "'" + entry.device_uuid + "' is not among the devices");
+    DeviceMetric& m = entry.metric;
+    m.name = f.get<std::string>("name");
+    m.value = f.get<double>("value");
+    m.unit = f.get<std::string>("unit", "");
+    m.measured_at = f.get<std::int64_t>("measured_at", 0);
+    m.blocktune_version = f.get<std::string>("blocktune_version", "");
+    check(f, m);
+  }
+
   const Json& kernels = section(root, "kernels", source);
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const Fields f(kernels[i], place("kernels", i), source);
@@ -336,6 +359,14 @@ Dump read_dump(const sqlite::Connection& db) {
                             row.int64(6), row.integer(7), row.integer(8), row.integer(9), row.integer(10),
                             row.integer(11), row.integer(12) != 0});
 
+  if (schema::check(db) >= schema::device_metrics_version) {
+    auto metrics = db.prepare(
+        "SELECT (SELECT uuid FROM devices WHERE id = device_id), name, value, unit, measured_at, blocktune_version "
+        "FROM device_metrics ORDER BY device_id, name");
+    for (auto row = metrics.query(); row.next();)
+      dump.device_metrics.push_back({row.text(0), {row.text(1), row.real(2), row.text(3), row.int64(4), row.text(5)}});
+  }
+
   std::map<std::int64_t, std::size_t> kernel_index;
   auto kernels = db.prepare(
       "SELECT id, name, source_hash, parameter_names, default_config, default_block_x, default_block_y, "
@@ -424,14 +455,25 @@ ImportStats Store::Impl::apply(const Dump& dump) {
     insert_arch_default.run(a.kernel_name, a.cc_major, a.cc_minor, a.config, a.shape.block[0], a.shape.block[1],
                             a.shape.block[2], a.shape.carveout);
 
-  // A trial measured on both sides: the later measurement wins.
-  ImportStats stats;
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> sessions;
   const auto lookup = [&](const auto& ids, const auto& key, std::string_view what) {
     const auto found = ids.find(key);
-    if (found == ids.end()) throw StoreError("a trial to import refers to a " + std::string(what) + " it does not list");
+    if (found == ids.end()) throw StoreError("a record to import refers to a " + std::string(what) + " it does not list");
     return found->second;
   };
+
+  // A metric or trial measured on both sides: the later measurement wins.
+  auto merge_metric = db.prepare(R"sql(
+    INSERT INTO device_metrics (device_id, name, value, unit, measured_at, blocktune_version)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+    ON CONFLICT (device_id, name) DO UPDATE SET
+      value = excluded.value, unit = excluded.unit, measured_at = excluded.measured_at,
+      blocktune_version = excluded.blocktune_version
+    WHERE excluded.measured_at > device_metrics.measured_at)sql");
+  for (const auto& [uuid, m] : dump.device_metrics)
+    merge_metric.run(lookup(device_ids, uuid, "device"), m.name, m.value, m.unit, m.measured_at, m.blocktune_version);
+
+  ImportStats stats;
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> sessions;
   for (const auto& entry : dump.trials) {
     const auto device = lookup(device_ids, entry.device_uuid, "device");
     const auto kernel = lookup(kernel_ids, std::pair{entry.kernel_name, entry.source_hash}, "kernel");
@@ -494,6 +536,7 @@ void export_json(const std::filesystem::path& file, std::ostream& out) {
   out << "{\n  \"format\": \"" << export_format << "\",\n  \"format_version\": " << export_format_version
       << ",\n  \"exported_by\": \"blocktune " << BLOCKTUNE_VERSION << "\",\n";
   write_section(out, "devices", dump.devices, false);
+  write_section(out, "device_metrics", dump.device_metrics, false);
   write_section(out, "kernels", dump.kernels, false);
   write_section(out, "arch_defaults", dump.arch_defaults, false);
   write_section(out, "trials", dump.trials, true);

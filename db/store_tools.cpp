@@ -5,7 +5,48 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <tuple>
+
 namespace blocktune {
+
+namespace {
+
+// Every session with its counts and winner, in the order DatabaseSummary documents.
+std::vector<SessionSummary> read_sessions(const sqlite::Connection& db) {
+  auto sessions = db.prepare(R"sql(
+    SELECT d.uuid, d.name, k.name, k.source_hash, p.dims, s.trials, s.ok_trials,
+           t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.median_ms, w.margin_runner_up, w.margin_default
+    FROM (SELECT device_id, kernel_id, problem_id, count(*) AS trials, sum(outcome = 'ok') AS ok_trials
+          FROM trials GROUP BY device_id, kernel_id, problem_id) s
+    JOIN devices d ON d.id = s.device_id
+    JOIN kernels k ON k.id = s.kernel_id
+    JOIN problems p ON p.id = s.problem_id
+    LEFT JOIN winners w USING (device_id, kernel_id, problem_id)
+    LEFT JOIN trials t ON t.id = w.trial_id
+    ORDER BY k.name, k.created_at, d.name, d.uuid, p.id)sql");
+  std::vector<SessionSummary> summaries;
+  for (auto row = sessions.query(); row.next();) {
+    SessionSummary& s = summaries.emplace_back();
+    s.device_uuid = row.text(0);
+    s.device_name = row.text(1);
+    s.kernel = row.text(2);
+    s.source_hash = row.text(3);
+    try {
+      s.problem = ProblemSize::parse(row.text_view(4));
+    } catch (const std::invalid_argument& invalid) {
+      throw StoreError(sqlite::quoted(db.path()) + " holds an invalid " + invalid.what());
+    }
+    s.trials = row.int64(5);
+    s.ok_trials = row.int64(6);
+    if (!row.is_null(7))
+      s.winner = Winner{row.text(7), LaunchShape{{row.integer(8), row.integer(9), row.integer(10)}, row.integer(11)},
+                        row.real(12), row.real(13), row.real(14)};
+  }
+  return summaries;
+}
+
+}  // namespace
 
 DatabaseSummary summarize_database(const std::filesystem::path& file) {
   const ReadSession session(file);
@@ -24,36 +65,28 @@ DatabaseSummary summarize_database(const std::filesystem::path& file) {
   summary.trials = static_cast<std::int64_t>(dump.trials.size());
   summary.devices = std::move(dump.devices);
   for (auto& kernel : dump.kernels) summary.kernels.push_back(std::move(kernel.record));
-
-  auto sessions = db.prepare(R"sql(
-    SELECT d.uuid, d.name, k.name, k.source_hash, p.dims, s.trials, s.ok_trials,
-           t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.median_ms, w.margin_runner_up, w.margin_default
-    FROM (SELECT device_id, kernel_id, problem_id, count(*) AS trials, sum(outcome = 'ok') AS ok_trials
-          FROM trials GROUP BY device_id, kernel_id, problem_id) s
-    JOIN devices d ON d.id = s.device_id
-    JOIN kernels k ON k.id = s.kernel_id
-    JOIN problems p ON p.id = s.problem_id
-    LEFT JOIN winners w USING (device_id, kernel_id, problem_id)
-    LEFT JOIN trials t ON t.id = w.trial_id
-    ORDER BY k.name, k.created_at, d.name, d.uuid, p.id)sql");
-  for (auto row = sessions.query(); row.next();) {
-    SessionSummary& s = summary.sessions.emplace_back();
-    s.device_uuid = row.text(0);
-    s.device_name = row.text(1);
-    s.kernel = row.text(2);
-    s.source_hash = row.text(3);
-    try {
-      s.problem = ProblemSize::parse(row.text_view(4));
-    } catch (const std::invalid_argument& invalid) {
-      throw StoreError(sqlite::quoted(file) + " holds an invalid " + invalid.what());
-    }
-    s.trials = row.int64(5);
-    s.ok_trials = row.int64(6);
-    if (!row.is_null(7))
-      s.winner = Winner{row.text(7), LaunchShape{{row.integer(8), row.integer(9), row.integer(10)}, row.integer(11)},
-                        row.real(12), row.real(13), row.real(14)};
-  }
+  summary.sessions = read_sessions(db);
   return summary;
+}
+
+DatabaseContents read_database(const std::filesystem::path& file) {
+  const ReadSession session(file);
+  Dump dump = read_dump(session.db);
+  DatabaseContents contents;
+  contents.devices = std::move(dump.devices);
+  for (auto& [uuid, metric] : dump.device_metrics) contents.device_metrics[uuid].push_back(std::move(metric));
+  for (auto& kernel : dump.kernels) contents.kernels.push_back(std::move(kernel.record));
+
+  // read_dump keeps the measurement order; group the trials by session.
+  using SessionKey = std::tuple<std::string, std::string, std::string, std::string>;
+  std::map<SessionKey, std::vector<TrialRecord>> trials;
+  for (auto& t : dump.trials)
+    trials[{t.device_uuid, t.kernel_name, t.source_hash, t.problem.to_string()}].push_back(std::move(t.record));
+  for (auto& summary : read_sessions(session.db)) {
+    auto& found = trials[{summary.device_uuid, summary.kernel, summary.source_hash, summary.problem.to_string()}];
+    contents.sessions.push_back({std::move(summary), std::move(found)});
+  }
+  return contents;
 }
 
 CheckReport check_database(const std::filesystem::path& file) {

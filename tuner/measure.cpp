@@ -456,6 +456,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
 
   MeasurementSession session(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : ranked.front());
   result.copy_bandwidth_gbs = copy_bandwidth_gbs(session.context(), copy_test_bytes(device));
+  store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
 
   TuneProgress progress;
   progress.total = ranked.size();

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +84,20 @@ struct Winner {
   double margin_default = 0;
 };
 
+// A measurement of a device that is not a trial, e.g. its copy bandwidth.
+// A device keeps the latest value of each name.
+struct DeviceMetric {
+  std::string name;  // e.g. copy_bandwidth_metric
+  double value = 0;
+  std::string unit;  // e.g. GB/s
+  std::int64_t measured_at = 0;  // unix seconds
+  std::string blocktune_version;
+};
+
+// The device-to-device copy bandwidth the tuner measures, in GB/s: what a
+// memory-bound kernel's throughput is compared with.
+inline constexpr std::string_view copy_bandwidth_metric = "copy_bandwidth_gbs";
+
 // What `blocktune db import` and `merge` did. A trial already stored is
 // replaced only by a newer measurement (later timestamp) of the same key.
 struct ImportStats {
@@ -121,6 +137,12 @@ class Store {
   std::optional<Winner> update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
                                       std::string_view default_config = {});
 
+  // Stores a measurement of the device, measured now, replacing an earlier
+  // value of the same name. Throws std::invalid_argument for an empty name or
+  // a value that is not finite.
+  void set_device_metric(std::int64_t device_id, std::string_view name, double value, std::string_view unit);
+  std::vector<DeviceMetric> device_metrics(std::int64_t device_id) const;  // by name
+
   // The occupancy-chosen default for an architecture, computed by the tuner.
   void set_arch_default(std::string_view kernel_name, int cc_major, int cc_minor, std::string_view config,
                         const LaunchShape&);
@@ -155,8 +177,28 @@ struct DatabaseSummary {
 
 DatabaseSummary summarize_database(const std::filesystem::path& file);
 
-// Writes every device, kernel, problem, trial and architecture default as
-// JSON; winners are derived and recomputed on import.
+// A tuning session with every trial, for reports.
+struct StoredSession {
+  SessionSummary summary;
+  std::vector<TrialRecord> trials;  // in measurement order
+};
+
+// Everything a database holds, read in one consistent snapshot.
+struct DatabaseContents {
+  std::vector<DeviceRecord> devices;
+  std::map<std::string, std::vector<DeviceMetric>, std::less<>> device_metrics;  // by device uuid, then name
+  std::vector<KernelRecord> kernels;
+  // Ordered as DatabaseSummary::sessions: by kernel name, a kernel's older
+  // source versions first, then device name, uuid and problem.
+  std::vector<StoredSession> sessions;
+};
+
+// Reads a database for reports. A database of an older schema version is read
+// as it is, not migrated: the file is never modified.
+DatabaseContents read_database(const std::filesystem::path& file);
+
+// Writes every device, kernel, problem, trial, device metric and architecture
+// default as JSON; winners are derived and recomputed on import.
 void export_json(const std::filesystem::path& file, std::ostream& out);
 
 struct CheckReport {

@@ -1,0 +1,93 @@
+// What every report format derives from the stored trials: the sessions a
+// filter selects, their ranking, strategies, and the explanation of a trial.
+#pragma once
+
+#include <blocktune/report.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace blocktune::report {
+
+// "name=value" pairs of a configuration, in order.
+using Parameters = std::vector<std::pair<std::string, std::string>>;
+Parameters parse_config(std::string_view config);
+
+// The store's winner order: by median time, then minimum time, then config text.
+bool faster(const TrialRecord& a, const TrialRecord& b);
+
+// What charts and tables compare: the kernel's metric (e.g. GB/s, higher is
+// better) where the tuner computed one for every ok trial, else the median time.
+struct Measure {
+  std::string name;  // "throughput" or "median time"
+  std::string unit;  // "GB/s", "GFLOP/s" or "ms"
+  bool higher_is_better = true;
+
+  double of(const TrialRecord& trial) const;
+  std::string format(double value) const;  // "2663 GB/s", "0.4032 ms"
+};
+
+// One tuning session and what reports derive from it. Points into the
+// DatabaseContents it was selected from.
+struct Session {
+  const StoredSession* stored = nullptr;
+  const DeviceRecord* device = nullptr;
+  const KernelRecord* kernel = nullptr;
+  std::optional<DeviceMetric> copy_bandwidth;  // GB/s, when measured on this device
+  std::vector<const TrialRecord*> ranked;      // ok trials, fastest first, in the store's winner order
+  Measure measure;
+  std::vector<std::string> strategy_parameters;  // parameters with a value that is not an integer
+
+  const std::vector<TrialRecord>& trials() const { return stored->trials; }
+  const ProblemSize& problem() const { return stored->summary.problem; }
+  const TrialRecord* winner() const { return ranked.empty() ? nullptr : ranked.front(); }
+  const TrialRecord* find(std::string_view config) const;  // any outcome
+  const TrialRecord* default_trial() const;                // the kernel's default config, if tried
+  std::size_t rank(const TrialRecord& trial) const;        // 1 for the winner; 0 when not ok
+  // The values of the parameters that are not numbers, e.g. "strategy=CSL":
+  // what heat maps and bars are split by. Empty for an all-numeric space.
+  std::string strategy(const TrialRecord& trial) const;
+  std::vector<std::string> strategies() const;                // of the ok trials, sorted
+  std::vector<const TrialRecord*> best_per_strategy() const;  // in strategies() order
+  // The copy bandwidth share of a trial's throughput, when both are GB/s.
+  std::optional<double> bandwidth_share(const TrialRecord& trial) const;
+  std::string title() const;  // "stencil3d_r1 512x512x512 on NVIDIA H200"
+};
+
+// The sessions the filter selects, in DatabaseContents order. Throws
+// ReportError naming what was asked and listing what is stored.
+std::vector<Session> select_sessions(const DatabaseContents& contents, const ReportFilter& filter);
+
+// Sessions of one kernel and problem on two or more devices, one session per
+// device (the newest kernel version), for side-by-side comparison.
+struct CrossDevice {
+  std::string kernel;
+  ProblemSize problem;
+  std::vector<const Session*> sessions;
+  bool same_source = true;  // false when the devices ran different kernel versions
+};
+std::vector<CrossDevice> cross_device_groups(const std::vector<Session>& sessions);
+
+// What the best configuration of one device achieved on another, in words:
+// "2100 GB/s, 95% of the best there", or why it has no time there.
+std::string transferred(const Session& from, const Session& on);
+
+// Why a trial is as fast as it is, as labelled facts and a short verdict.
+struct Explanation {
+  std::string heading;  // what is explained, on which device
+  std::string config;
+  std::vector<std::pair<std::string, std::string>> facts;  // ("occupancy", "50%: ...")
+  std::string verdict;                                     // in plain words
+};
+Explanation explain_trial(const Session& session, const TrialRecord& trial);
+std::string to_text(const Explanation& explanation);  // for the terminal
+
+// Short text of a launch shape: "64x2x1".
+std::string block_text(const LaunchShape& shape);
+// Unix seconds as "2026-11-21 04:55 UTC".
+std::string utc_time(std::int64_t unix_seconds);
+
+}  // namespace blocktune::report

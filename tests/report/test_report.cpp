@@ -1,0 +1,333 @@
+// Reports over the committed H200 tuning run: explanations, every export, the
+// cross-device view and the filters.
+#include "report_fixture.hpp"
+
+#include <blocktune/report.hpp>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace blocktune;
+using namespace blocktune::test;
+
+namespace {
+
+const ProblemSize cube{{512, 512, 512}};
+
+// The H200 database with its copy bandwidth, read once for all tests.
+const DatabaseContents& h200() {
+  static const DatabaseContents contents = [] {
+    TempDir dir;
+    return read_database(h200_with_bandwidth(dir / "h200.db"));
+  }();
+  return contents;
+}
+
+const DatabaseContents& two() {
+  static const DatabaseContents contents = [] {
+    TempDir dir;
+    return read_database(two_devices(dir / "two.db"));
+  }();
+  return contents;
+}
+
+// The explanation with its wrapped lines joined again (a continuation line is
+// indented further than a label), for matching phrases.
+std::string unwrapped(const std::string& text) {
+  std::string joined;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 4, "\n   ") == 0) {
+      i = text.find_first_not_of(' ', i + 1) - 1;
+      joined += ' ';
+    } else {
+      joined += text[i];
+    }
+  }
+  return joined;
+}
+
+std::string explain_h200(std::string config = {}) {
+  return unwrapped(
+      explain(h200(), {.kernel = "stencil3d_r1", .problem = cube, .device = {}, .config = std::move(config)}));
+}
+
+std::size_t count(std::string_view text, std::string_view what) {
+  std::size_t found = 0;
+  for (auto at = text.find(what); at != text.npos; at = text.find(what, at + what.size())) ++found;
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("the winner explained in plain words") {
+  const std::string text = explain_h200();
+  CHECK(
+      text.starts_with("stencil3d_r1 512x512x512 on NVIDIA H200: the winner\n"
+                       "  block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0\n"));
+  CHECK_THAT(text, Catch::Contains("launch        block 64x2x1 (128 threads), carveout 0%"));
+  CHECK_THAT(text, Catch::Contains(
+                       "occupancy     50%: 8 blocks of 4 warps = 32 of 64 warps per SM, limited by shared memory"));
+  CHECK_THAT(text, Catch::Contains("resources     32 registers per thread, no shared memory, no spills"));
+  CHECK_THAT(text, Catch::Contains("throughput    2663 GB/s, 63% of the 4215 GB/s device-to-device copy bandwidth"));
+  CHECK_THAT(text, Catch::Contains("time          0.4032 ms median of 10 runs (fastest 0.4021 ms); spread 0.35%"));
+  CHECK_THAT(text, Catch::Contains("very stable"));
+  CHECK_THAT(text, Catch::Contains("rank          1st of 1600 timed configurations (2240 more were not timed)"));
+  CHECK_THAT(text,
+             Catch::Contains("vs default    1.398x faster than the default "
+                             "block_x=32,block_y=16,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1 (0.5636 ms)"));
+  CHECK_THAT(text,
+             Catch::Contains("vs runner-up  1.0003x faster than "
+                             "block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=-1 (0.4033 ms), "
+                             "which differs in carveout=-1"));
+  // The verdict: honest about a tie, says what the best configurations share.
+  CHECK_THAT(text, Catch::Contains("the two are tied within measurement noise"));
+  CHECK_THAT(text, Catch::Contains("configurations within 2% of its time all use block_z=1"));
+  CHECK_THAT(text, Catch::Contains("More occupancy does not buy speed here"));
+  CHECK(text.ends_with(".\n"));
+}
+
+TEST_CASE("any configuration explained, typed in any order") {
+  const std::string shuffled =
+      explain_h200(" carveout=-1, strategy=BASE,z_per_thread=1, block_y=16,block_z=1,block_x=32");
+  CHECK_THAT(shuffled,
+             Catch::StartsWith("stencil3d_r1 512x512x512 on NVIDIA H200: one configuration\n"
+                               "  block_x=32,block_y=16,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1\n"));
+  CHECK_THAT(shuffled, Catch::Contains("vs default  this is the kernel's default configuration"));
+  CHECK_THAT(shuffled, Catch::Contains("vs winner   1.398x slower than block_x=64,block_y=2,block_z=1,strategy=CSL"));
+  CHECK_THAT(shuffled,
+             Catch::Contains("which differs in block_x=64, block_y=2, strategy=CSL, z_per_thread=4, carveout=0"));
+  CHECK_THAT(shuffled, Catch::Contains("It takes 40% longer than the winner and ranks"));
+
+  const std::string rejected = explain_h200("block_x=32,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1");
+  CHECK_THAT(rejected,
+             Catch::Contains("outcome   was rejected by a constraint: violates block_x * block_y * block_z >= 64"));
+  CHECK_THAT(rejected,
+             Catch::Contains("It was not timed: it was rejected by a constraint. 1600 of the 3840 configurations"));
+}
+
+TEST_CASE("explain says what is wrong with a query, and what is there") {
+  const auto fails = [](ExplainQuery query, const std::string& message) {
+    CHECK_THROWS_WITH(explain(h200(), query), Catch::Contains(message));
+  };
+  fails({.kernel = "gemm", .problem = cube}, "no results for kernel 'gemm' (tuned kernels: stencil3d_r1)");
+  fails({.kernel = "stencil3d_r1", .problem = {{256, 256, 256}}},
+        "kernel 'stencil3d_r1' was not tuned for 256x256x256 (tuned problem sizes: 512x512x512)");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .device = "A100"},
+        "no device matches 'A100' (devices: NVIDIA H200 GPU-0b9d8d58-402f-e168-d1db-e962fc39fe74)");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x=64"},
+        "configuration 'block_x=64': block_y, block_z, strategy, z_per_thread, carveout missing (parameters of "
+        "stencil3d_r1: block_x, block_y, block_z, strategy, z_per_thread, carveout)");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "warp=1"}, "'warp' is not a parameter");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x=64,block_x=32"}, "'block_x' is given twice");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x"}, "expected name=value,name=value");
+  fails({.kernel = "stencil3d_r1",
+         .problem = cube,
+         .config = "block_x=7,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1"},
+        "configuration block_x=7,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1 was not tried for "
+        "stencil3d_r1 512x512x512 on NVIDIA H200 (3840 configurations were)");
+  CHECK_THROWS_WITH(explain(two(), {.kernel = "stencil3d_r1", .problem = cube}),
+                    Catch::Contains("was tuned on several devices: choose one with --device"));
+}
+
+TEST_CASE("without a stored copy bandwidth the explanation says so") {
+  const std::string text =
+      explain(h200_database(), {.kernel = "stencil3d_r1", .problem = cube, .device = "h200", .config = {}});
+  CHECK_THAT(text,
+             Catch::Contains("2663 GB/s (the copy bandwidth of this GPU is not stored: `blocktune tune` measures it)"));
+  CHECK_THAT(text, !Catch::Contains("of the rate of a plain device-to-device copy"));
+}
+
+TEST_CASE("CSV: a header and one row per trial, in measurement order") {
+  const std::string csv = render_report(h200(), {}, ReportFormat::csv);
+  CHECK(count(csv, "\n") == 3841);
+  CHECK(
+      csv.starts_with("device_uuid,device_name,kernel,source_hash,problem,trial,config,block_x,block_y,block_z,"
+                      "carveout,outcome,message,samples_ms,median_ms,"));
+  CHECK_THAT(csv, Catch::Contains(",metric,metric_unit,param.block_x,param.block_y,param.block_z,param.strategy,"
+                                  "param.z_per_thread,param.carveout\n"));
+  CHECK_THAT(csv,
+             Catch::Contains("\nGPU-0b9d8d58-402f-e168-d1db-e962fc39fe74,NVIDIA H200,stencil3d_r1,"
+                             "5c253bc8114aaca712aa3e83cd75f6f2,512x512x512,1,"
+                             "\"block_x=32,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1\",1,1,1,-1,"
+                             "rejected_by_constraint,violates block_x * block_y * block_z >= 64,"));
+  CHECK_THAT(csv,
+             Catch::Contains(",3811,\"block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0\",64,2,1,0,"
+                             "ok,,0.40409600734710693 0.4020799994468689 "));
+  CHECK_THAT(csv, Catch::Contains(",GB/s,64,2,1,CSL,4,0\n"));
+}
+
+TEST_CASE("T4: every trial with its configuration, times and validity") {
+  const auto t4 = nlohmann::json::parse(render_report(h200(), {.kernel = "stencil3d_r1"}, ReportFormat::t4));
+  CHECK(t4["schema_version"] == "1.0.0");
+  CHECK(t4["blocktune"]["device"] == "NVIDIA H200");
+  const auto& results = t4["results"];
+  REQUIRE(results.size() == 3840);
+  std::map<std::string, int> invalidity;
+  for (const auto& result : results) ++invalidity[result["invalidity"]];
+  CHECK(invalidity == std::map<std::string, int>{{"constraints", 2240}, {"correct", 1600}});
+
+  const auto winner = std::ranges::find_if(results, [](const auto& r) {
+    return r["configuration"] == nlohmann::json{{"block_x", 64},     {"block_y", 2},      {"block_z", 1},
+                                                {"strategy", "CSL"}, {"z_per_thread", 4}, {"carveout", 0}};
+  });
+  REQUIRE(winner != results.end());
+  const auto& w = *winner;
+  CHECK(w["correctness"] == 1);
+  CHECK(w["objectives"] == nlohmann::json{"time"});
+  CHECK(w["times"]["runtimes"].size() == 10);
+  CHECK(w["times"]["compilation_time"].get<double>() == Approx(138.259461));  // milliseconds, as Kernel Tuner writes
+  CHECK(w["timestamp"] == "2026-11-21T04:55:58Z");
+  CHECK(w["measurements"][0] == nlohmann::json{{"name", "time"}, {"value", 0.4032000005245209}, {"unit", "ms"}});
+  CHECK(w["measurements"][4]["name"] == "throughput");
+  CHECK(w["measurements"][4]["unit"] == "GB/s");
+  CHECK(results[0]["correctness"] == 0);
+  CHECK(results[0]["measurements"].empty());
+
+  CHECK_THROWS_WITH(render_report(two(), {}, ReportFormat::t4),
+                    Catch::Contains("a T4 file holds one tuning session, this selection has 2"));
+  CHECK_NOTHROW(render_report(two(), {.devices = {"H200"}}, ReportFormat::t4));
+}
+
+TEST_CASE("Markdown: the winner explained, the top ten, the best per strategy") {
+  const std::string md = render_report(h200(), {}, ReportFormat::markdown);
+  CHECK(md.starts_with("# blocktune tuning report\n\n## stencil3d_r1 512x512x512 on NVIDIA H200\n"));
+  CHECK_THAT(md,
+             Catch::Contains("**Winner:** `block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0`"));
+  CHECK_THAT(md, Catch::Contains(
+                     "| occupancy | 50%: 8 blocks of 4 warps = 32 of 64 warps per SM, limited by shared memory |"));
+  CHECK_THAT(md,
+             Catch::Contains(
+                 "| rank | configuration | block | median ms | GB/s | occupancy | limited by | registers | spread |"));
+  CHECK_THAT(md, Catch::Contains(
+                     "| 10 | `block_x=128,block_y=1,block_z=1,strategy=CSL,z_per_thread=4,carveout=0` | 128x1x1 |"));
+  CHECK_THAT(
+      md, Catch::Contains("| strategy=BASE | `block_x=64,block_y=2,block_z=1,strategy=BASE,z_per_thread=4,carveout=0` "
+                          "| 0.4035 | 1.001x |"));
+  CHECK_THAT(md, !Catch::Contains("across devices"));
+}
+
+TEST_CASE("HTML: one page with no script and no outside reference, and every chart") {
+  const std::string html = render_report(h200(), {}, ReportFormat::html);
+  CHECK(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"));
+  CHECK(html.ends_with("</body></html>\n"));
+  CHECK_THAT(html, !Catch::Contains("<script"));
+  CHECK_THAT(html, !Catch::Contains("src="));
+  CHECK_THAT(html, !Catch::Contains("http"));
+  CHECK(count(html, R"(data-chart="heatmap")") == 2);  // BASE and CSL
+  for (const auto* kind : {"scatter", "bars", "histogram", "stepline"})
+    CHECK(count(html, fmt::format(R"(data-chart="{}")", kind)) == 1);
+  CHECK(count(html, "<svg ") == count(html, "</svg>"));
+  CHECK_THAT(html, Catch::Contains("<h3>Why the winner wins</h3>"));
+  CHECK_THAT(html, Catch::Contains(">copy bandwidth 4215 GB/s</text>"));
+  CHECK_THAT(html, Catch::Contains("<title>after "));  // the running best over tuning time
+  CHECK(count(html, "<tr class=\"winner\">") == 1);
+  CHECK(html == render_report(h200(), {}, ReportFormat::html));  // deterministic
+}
+
+TEST_CASE("cross-device: side by side, and what one device's best achieves on the other") {
+  const std::string md = render_report(two(), {}, ReportFormat::markdown);
+  CHECK_THAT(md, Catch::Contains("## stencil3d_r1 512x512x512 across devices"));
+  CHECK_THAT(md,
+             Catch::Contains(
+                 "| best configuration of (row), measured on (column) | NVIDIA H200 | Synthetic GPU B (test data) |"));
+  // The H200's winner was not measured on the synthetic device; the reverse was.
+  CHECK_THAT(md, Catch::Contains("| NVIDIA H200: `" + std::string(h200_winner) +
+                                 "` | 2663 GB/s, 100% of the best there | "
+                                 "not measured there |"));
+  CHECK_THAT(
+      md, Catch::Contains("| Synthetic GPU B (test data): `block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,"
+                          "carveout=50` | 2659 GB/s, 100% of the best there | 2084 GB/s, 100% of the best there |"));
+
+  const std::string html = render_report(two(), {}, ReportFormat::html);
+  CHECK(count(html, "<section class=\"cross-device\">") == 1);
+  CHECK(count(html, R"(data-chart="heatmap")") == 4);
+  CHECK_THAT(html, Catch::Contains("<td>not measured there</td>"));
+  CHECK_THAT(html, Catch::Contains("<nav><ul><li><a href=\"#session-1\">"));
+
+  const std::string one = render_report(two(), {.devices = {"synthetic"}}, ReportFormat::html);
+  CHECK(count(one, "<section class=\"cross-device\">") == 0);
+  CHECK(count(one, R"(data-chart="heatmap")") == 2);
+}
+
+TEST_CASE("filters select sessions and a bad filter says what is stored") {
+  CHECK_NOTHROW(render_report(
+      h200(), {.kernel = "stencil3d_r1", .devices = {"GPU-0B9D8D58-402F-E168-D1DB-E962FC39FE74"}, .problem = cube},
+      ReportFormat::csv));
+  CHECK_THROWS_WITH(render_report(h200(), {.kernel = "stencil"}, ReportFormat::html),
+                    Catch::Contains("no results for kernel 'stencil' (tuned kernels: stencil3d_r1)"));
+  CHECK_THROWS_WITH(
+      render_report(two(), {.devices = {"H100"}}, ReportFormat::html),
+      Catch::Contains("no device matches 'H100' (devices: NVIDIA H200 GPU-0b9d8d58-402f-e168-d1db-e962fc39fe74, "
+                      "Synthetic GPU B (test data) GPU-00000000-0000-0000-0000-0000000000b2)"));
+  CHECK_THROWS_WITH(
+      render_report(two(), {.kernel = "stencil3d_r1", .devices = {"B (test"}, .problem = ProblemSize{{64}}},
+                    ReportFormat::html),
+      Catch::Contains("kernel 'stencil3d_r1' was not tuned for 64 (tuned problem sizes: 512x512x512)"));
+  CHECK_THROWS_WITH(render_report(h200(), {.problem = ProblemSize{{64}}}, ReportFormat::html),
+                    Catch::Contains("no kernel was tuned for 64 (tuned problem sizes: 512x512x512)"));
+  CHECK_THROWS_WITH(render_report(DatabaseContents{}, {}, ReportFormat::html),
+                    Catch::Contains("holds no tuning results yet"));
+  CHECK(parse_report_format("markdown") == ReportFormat::markdown);
+  CHECK_FALSE(parse_report_format("pdf"));
+  CHECK(to_string(ReportFormat::t4) == "t4");
+}
+
+TEST_CASE("write_report leaves no partial file behind") {
+  TempDir dir;
+  const auto file = dir / "report.json";
+  write_report(h200(), {}, ReportFormat::t4, file);
+  const std::string good = read_text(file);
+  CHECK(nlohmann::json::parse(good)["results"].size() == 3840);
+  CHECK_THROWS_AS(write_report(two(), {}, ReportFormat::t4, file), ReportError);
+  CHECK(read_text(file) == good);
+  CHECK_THROWS_WITH(write_report(h200(), {}, ReportFormat::csv, dir / "no/such/folder/x.csv"),
+                    Catch::Contains("cannot write"));
+  CHECK_FALSE(std::filesystem::exists(dir / "report.json.partial"));
+}
+
+TEST_CASE("a kernel without a metric is charted by time, a session without a correct run says so") {
+  TempDir dir;
+  const auto file = dir / "small.db";
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device({.uuid = "GPU-small", .name = "Small GPU"});
+    const auto kernel = store.upsert_kernel({"saxpy", "h", {"block_x", "mode"}, "block_x=64,mode=a", std::nullopt});
+    const auto timed = store.upsert_problem(kernel, ProblemSize{{1024}});
+    for (const auto& [x, mode, ms] : {std::tuple{64, "a", 2.0}, {128, "a", 1.0}, {128, "b", 1.5}}) {
+      TrialRecord t;
+      t.config = fmt::format("block_x={},mode={}", x, mode);
+      t.shape.block = {x, 1, 1};
+      t.samples_ms = {ms};
+      t.median_ms = t.min_ms = t.mean_ms = ms;
+      t.compile_s = 1;
+      store.add_trial(device, kernel, timed, t);
+    }
+    TrialRecord failed;
+    failed.config = "block_x=64,mode=a";
+    failed.outcome = Outcome::wrong_result;
+    store.add_trial(device, kernel, store.upsert_problem(kernel, ProblemSize{{8}}), failed);
+  }
+  const auto contents = read_database(file);
+  const std::string html = render_report(contents, {}, ReportFormat::html);
+  CHECK_THAT(html, Catch::Contains("Median time by block shape"));
+  CHECK_THAT(html, Catch::Contains("median time (ms), shorter is better"));
+  CHECK_THAT(html, Catch::Contains("no copy bandwidth stored for this GPU"));
+  CHECK_THAT(html, Catch::Contains("No configuration ran correctly: nothing to chart."));
+  CHECK(count(html, R"(data-chart="heatmap")") == 2);  // mode=a and mode=b
+
+  const std::string text = explain(contents, {.kernel = "saxpy", .problem = ProblemSize{{1024}}});
+  CHECK_THAT(text, Catch::Contains("2.000x faster than the default block_x=64,mode=a (2 ms)"));
+  CHECK_THAT(text, !Catch::Contains("throughput"));
+  CHECK_THAT(
+      explain(contents, {.kernel = "saxpy", .problem = ProblemSize{{8}}, .config = "mode=a,block_x=64"}),
+      Catch::Contains("It was not timed: it computed a wrong result. 0 of the 1 configurations tried ran correctly."));
+  CHECK_THROWS_WITH(explain(contents, {.kernel = "saxpy", .problem = ProblemSize{{8}}}),
+                    Catch::Contains("no configuration of saxpy 8 on Small GPU ran correctly: there is no winner"));
+  CHECK_THAT(render_report(contents, {.problem = ProblemSize{{8}}}, ReportFormat::markdown),
+             Catch::Contains("No configuration ran correctly."));
+}

@@ -1,0 +1,85 @@
+// The chart module: scales, colours, escaping, and charts as SVG.
+#include "svg.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace blocktune::svg;
+
+TEST_CASE("nice scales end on round ticks") {
+  const LinearScale throughput = LinearScale{852, 2663, 0, 500}.nice(6);
+  CHECK(throughput.domain_min == 500);
+  CHECK(throughput.domain_max == 3000);
+  CHECK(throughput.ticks(6) == std::vector<double>{500, 1000, 1500, 2000, 2500, 3000});
+  CHECK(throughput(500) == 0);
+  CHECK(throughput(3000) == 500);
+  CHECK(throughput.format(1500, 6) == "1500");
+
+  const LinearScale small = LinearScale{0.40, 0.56, 300, 0}.nice(6);  // y axes run upwards
+  CHECK(small.ticks(6) == std::vector<double>{0.4, 0.42, 0.44, 0.46, 0.48, 0.5, 0.52, 0.54, 0.56});
+  CHECK(small.format(0.42, 6) == "0.42");
+  CHECK(small(0.4) == 300);
+
+  const LinearScale single = LinearScale{5, 5, 0, 100}.nice(6);  // one value gets room around it
+  CHECK(single.domain_min < 5);
+  CHECK(single.domain_max > 5);
+  CHECK(single(5) == Approx(50));
+}
+
+TEST_CASE("numbers, text and colours are written safely") {
+  CHECK(number(12.345) == "12.35");
+  CHECK(number(3.0) == "3");
+  CHECK(number(-0.001) == "0");
+  CHECK_THROWS_AS(number(std::nan("")), std::invalid_argument);
+  CHECK(escape(R"(<a & "b">)") == "&lt;a &amp; &quot;b&quot;&gt;");
+  CHECK(sequential_color(0) == "#440154");
+  CHECK(sequential_color(1) == "#fde725");
+  CHECK(sequential_color(2) == "#fde725");  // clamped
+  CHECK(category_color(0) == "#4e79a7");
+  CHECK(category_color(10) == category_color(0));
+}
+
+TEST_CASE("charts are SVG with a title and a tooltip per mark") {
+  HeatMap map;
+  map.title = "GB/s <by> shape";
+  map.columns = {"32", "64"};
+  map.rows = {"1x1"};
+  map.cells = {{0, 0, 100, "100", "slow", false}, {1, 0, 200, "200", "fast", true}};
+  map.value_min = 100;
+  map.value_max = 200;
+  const std::string heat = render(map);
+  CHECK(heat.starts_with(R"(<svg class="chart" data-chart="heatmap")"));
+  CHECK(heat.ends_with("</svg>"));
+  CHECK_THAT(heat, Catch::Contains("<title>GB/s &lt;by&gt; shape</title>"));
+  CHECK_THAT(heat, Catch::Contains(R"(fill="#fde725"><title>fast</title>)"));  // the better end is bright
+  CHECK_THAT(heat, Catch::Contains(R"(fill="#440154"><title>slow</title>)"));
+  CHECK_THAT(heat, Catch::Contains(R"(stroke="#d62728")"));  // the highlighted cell
+
+  map.higher_is_better = false;  // times: the shorter the brighter
+  CHECK_THAT(render(map), Catch::Contains(R"(fill="#440154"><title>fast</title>)"));
+
+  Scatter scatter;
+  scatter.series = {"a", "b"};
+  scatter.points = {{50, 10, 0, "p1", false}, {100, 20, 1, "p2", true}};
+  const std::string points = render(scatter);
+  CHECK_THAT(points, Catch::Contains(R"(data-chart="scatter")"));
+  CHECK_THAT(points, Catch::Contains(R"(r="6" fill="#f28e2c" stroke="#000")"));
+
+  Bars bars;
+  bars.bars = {{"x", 3, 0, "3 GB/s", "tip", false, false}};
+  bars.markers = {{4, "limit", "#111"}};
+  CHECK_THAT(render(bars), Catch::Contains(">limit</text>"));
+
+  Histogram histogram;
+  histogram.values = {1, 2, 2, 3};
+  histogram.bin_count = 3;
+  const std::string bins = render(histogram);  // 0 to 3 in bins of 1, the last one closed
+  CHECK_THAT(bins, Catch::Contains("<title>1 configuration from 1 to 2</title>"));
+  CHECK_THAT(bins, Catch::Contains("<title>3 configurations from 2 to 3</title>"));
+
+  StepLine line;
+  line.steps = {{0, 1, "first"}, {2, 3, "better"}};
+  line.x_end = 5;
+  CHECK_THAT(render(line), Catch::Contains(R"(<path d="M)"));
+}
