@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   plan->add_option("kernel", plan_args.kernel, "kernel to plan")->default_val(std::string(kDefaultKernel));
   plan->add_option("--problem,-p", plan_args.problem, "problem size, e.g. 512x512x512")->default_val(std::string(kDefaultProblem));
   add_target_options(*plan, plan_args.target);
+  plan->add_option("--spec", plan_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
   plan->add_flag("--all", plan_args.all, "list every configuration, not only the best ranked and a summary of the rest");
   plan->add_option("--threads,-j", plan_args.threads, "compile threads (default: all cores)");
   plan->add_flag("--no-cache", plan_args.no_cache, "compile everything again, ignoring the variant cache");
@@ -64,6 +65,13 @@ int main(int argc, char** argv) {
   tune->add_flag("--or-plan", tune_args.or_plan, "with no GPU, say so and run the GPU-free plan for sm_90 instead of failing");
   tune->add_option("--max-evaluations", tune_args.max_evaluations, "measure at most this many configurations")->check(CLI::PositiveNumber);
   tune->add_option("--max-seconds", tune_args.max_seconds, "stop measuring after this many seconds")->check(CLI::PositiveNumber);
+  tune->add_option("--spec", tune_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
+  tune->add_option("--timeout-floor", tune_args.timeout_floor,
+                   "stop a configuration after at least this many seconds (see --timeout-factor)")->default_val(10)->check(CLI::PositiveNumber);
+  tune->add_option("--timeout-factor", tune_args.timeout_factor,
+                   "... or after this multiple of the best median so far times its launches, if longer")->default_val(20)->check(CLI::PositiveNumber);
+  tune->add_flag("--in-process", tune_args.in_process,
+                 "measure in this process, not in a worker process (a kernel that faults then ends the run)");
   tune->add_flag("--flush-l2", tune_args.flush_l2, "flush the L2 cache before each timed launch");
   tune->add_flag("--no-cache", tune_args.no_cache, "compile everything again, ignoring the variant cache");
   tune->add_option("--threads,-j", tune_args.threads, "compile threads (default: all cores)");
@@ -74,6 +82,7 @@ int main(int argc, char** argv) {
   measure->add_option("kernel", measure_args.kernel, "kernel")->default_val(std::string(kDefaultKernel));
   measure->add_option("--config,-c", measure_args.config, "configuration, e.g. block_x=64,block_y=4,... (default: the kernel's default)");
   measure->add_option("--problem,-p", measure_args.problem, "problem size")->default_val(std::string(kDefaultProblem));
+  measure->add_option("--spec", measure_args.spec, "tuning spec file instead of a built-in kernel")->check(CLI::ExistingFile);
   measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
   measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(CLI::PositiveNumber);
   measure->add_flag("--no-cache", measure_args.no_cache, "compile again, ignoring the variant cache");

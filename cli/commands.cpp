@@ -2,13 +2,16 @@
 
 #include <blocktune/kernels.hpp>
 #include <blocktune/report.hpp>
+#include <blocktune/spec.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -23,6 +26,23 @@ constexpr std::size_t kPlanRowsShown = 20;
 DeviceInfo target_device(const Target& target) {
   if (!target.arch.empty()) return require_arch_profile(target.arch);
   return query_device(target.device.value_or(0));
+}
+
+// The kernel a command is about: a tuning spec when given, else a built-in one.
+KernelDescription command_kernel(const std::string& name, const std::filesystem::path& spec, const ProblemSize& problem) {
+  KernelDescription kernel = spec.empty() ? load_kernel(name) : load_kernel("spec:" + spec.string());
+  check_problem(kernel, problem);
+  return kernel;
+}
+
+// Ctrl-C or SIGTERM during tune: stop after the configuration being measured.
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int signal) {
+  if (interrupted.exchange(true)) {  // a second Ctrl-C does not wait
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
 }
 
 VariantCompiler make_compiler(bool no_cache) {
@@ -84,18 +104,6 @@ void print_device(const DeviceInfo& d) {
   if (!d.is_profile())
     fmt::print("  driver                     {} (CUDA {}.{})\n", d.driver_release.empty() ? "version unknown" : d.driver_release,
                d.driver_version / 1000, d.driver_version % 1000 / 10);
-}
-
-std::string device_json(const DeviceInfo& d) {
-  return fmt::format(
-      R"({{"ordinal": {}, "name": "{}", "uuid": "{}", "compute_capability": "{}.{}", "sm_count": {}, "memory_bytes": {}, )"
-      R"("l2_bytes": {}, "shared_per_sm": {}, "shared_per_block": {}, "shared_per_block_optin": {}, "reserved_shared_per_block": {}, )"
-      R"("registers_per_sm": {}, "registers_per_block": {}, "max_threads_per_block": {}, "max_threads_per_sm": {}, )"
-      R"("max_blocks_per_sm": {}, "warp_size": {}, "sm_clock_mhz": {}, "memory_clock_mhz": {}, "memory_bus_bits": {}, "ecc": {}, "driver_version": {}, "driver_release": "{}"}})",
-      d.ordinal, d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes, d.l2_bytes, d.shared_per_sm, d.shared_per_block,
-      d.shared_per_block_optin, d.reserved_shared_per_block, d.registers_per_sm, d.registers_per_block, d.max_threads_per_block,
-      d.max_threads_per_sm, d.max_blocks_per_sm, d.warp_size, d.sm_clock_mhz, d.memory_clock_mhz, d.memory_bus_bits, d.ecc, d.driver_version,
-      d.driver_release);
 }
 
 void print_plan_row(const PlanEntry& e, std::size_t width) {
@@ -166,7 +174,7 @@ int list_devices(const Target& target, bool json) {
     devices = blocktune::list_devices();
   if (json) {
     std::vector<std::string> items;
-    for (const DeviceInfo& d : devices) items.push_back(device_json(d));
+    for (const DeviceInfo& d : devices) items.push_back(device_to_json(d));
     fmt::print("[{}]\n", fmt::join(items, ",\n "));
     return 0;
   }
@@ -183,9 +191,9 @@ int list_kernels() {
 }
 
 int plan(const PlanArgs& args) {
-  const KernelDescription kernel = builtin_kernel(args.kernel);
-  const DeviceInfo device = target_device(args.target);
   const ProblemSize problem = ProblemSize::parse(args.problem);
+  const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
+  const DeviceInfo device = target_device(args.target);
   const VariantCompiler compiler = make_compiler(args.no_cache);
   ProgressLine line("compiling");
   const Plan result = make_plan(kernel, device, problem, compiler, {.threads = args.threads, .progress = compile_progress(line)});
@@ -194,14 +202,14 @@ int plan(const PlanArgs& args) {
 }
 
 int tune(const TuneArgs& args) {
-  const KernelDescription kernel = builtin_kernel(args.kernel);
   const ProblemSize problem = ProblemSize::parse(args.problem);
+  const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
   if (!Driver::available()) {
     if (!args.or_plan) throw GpuUnavailable(Driver::unavailable_reason() + "; `blocktune plan --arch sm_90` works without a GPU");
     fmt::print("blocktune: no GPU to tune on ({}); showing the GPU-free plan for {} instead.\n\n", Driver::unavailable_reason(), kNoGpuArch);
     std::fflush(stdout);  // before the progress lines on stderr
-    return plan({.kernel = args.kernel, .problem = args.problem, .target = {.arch = std::string(kNoGpuArch)}, .threads = args.threads,
-                 .no_cache = args.no_cache});
+    return plan({.kernel = args.kernel, .problem = args.problem, .spec = args.spec, .target = {.arch = std::string(kNoGpuArch)},
+                 .threads = args.threads, .no_cache = args.no_cache});
   }
   std::filesystem::create_directories(std::filesystem::absolute(args.database).parent_path());
   Store store = Store::open(args.database);
@@ -211,6 +219,12 @@ int tune(const TuneArgs& args) {
   options.max_seconds = args.max_seconds;
   options.timing.flush_l2 = args.flush_l2;
   options.compile_threads = args.threads;
+  options.isolate = !args.in_process;
+  options.timeout_floor_seconds = args.timeout_floor;
+  options.timeout_factor = args.timeout_factor;
+  options.stop_requested = [] { return interrupted.load(); };
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   const DeviceInfo device = query_device(args.device);
   fmt::print("tuning {} on GPU {} ({}), problem {}, into {}\n", kernel.name, args.device, device.name, problem.to_string(),
              args.database.string());
@@ -225,6 +239,13 @@ int tune(const TuneArgs& args) {
 
   fmt::print("{} measured, {} resumed from the database; device-to-device copy {:.0f} GB/s\n", result.measured, result.resumed,
              result.copy_bandwidth_gbs);
+  if (result.isolated && result.worker_restarts > 0)
+    fmt::print("the measurement worker was restarted {} times after faults or timeouts\n", result.worker_restarts);
+  if (result.interrupted) {
+    fmt::print(stderr, "blocktune: interrupted; {} trials are stored in {}. Run the same command again to resume.\n",
+               result.measured + result.resumed, args.database.string());
+    return 130;
+  }
   std::map<Outcome, std::size_t> outcomes;
   for (const TrialRecord& t : result.trials) ++outcomes[t.outcome];
   for (const auto& [outcome, count] : outcomes) fmt::print("  {:>6} {}\n", count, to_string(outcome));
@@ -238,8 +259,8 @@ int tune(const TuneArgs& args) {
 }
 
 int measure(const MeasureArgs& args) {
-  const KernelDescription kernel = builtin_kernel(args.kernel);
   const ProblemSize problem = ProblemSize::parse(args.problem);
+  const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
   const Config config = Config::parse(args.config.empty() ? kernel.default_config : args.config);
   TimingOptions timing;
   if (args.repeats > 0) {

@@ -14,6 +14,7 @@ struct Target {              // which device a command is about
 
 struct PlanArgs {
   std::string kernel, problem;
+  std::filesystem::path spec;  // a tuning spec instead of a built-in kernel
   Target target;
   bool all = false;
   unsigned threads = 0;
@@ -22,6 +23,9 @@ struct PlanArgs {
 
 struct TuneArgs {
   std::string kernel, problem;
+  std::filesystem::path spec;
+  double timeout_floor = 10, timeout_factor = 20;
+  bool in_process = false;
   int device = 0;
   std::filesystem::path database;
   bool or_plan = false;
@@ -34,6 +38,7 @@ struct TuneArgs {
 
 struct MeasureArgs {
   std::string kernel, problem, config;
+  std::filesystem::path spec;
   int device = 0;
   int repeats = 0;
   bool no_cache = false;

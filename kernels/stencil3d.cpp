@@ -1,4 +1,7 @@
 #include <blocktune/kernels.hpp>
+#include <blocktune/spec.hpp>
+
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -57,6 +60,7 @@ KernelDescription stencil3d(int radius, ElementType type) {
   const bool f64 = type == ElementType::f64;
   KernelDescription k;
   k.name = fmt::format("stencil3d_r{}{}", radius, f64 ? "_f64" : "");
+  k.origin = "builtin:" + k.name;
   k.summary = fmt::format("3D star stencil, radius {} ({} points), {}", radius, 6 * radius + 1, f64 ? "FP64" : "FP32");
   k.source = kStencil3dSource;
   k.source_name = "stencil3d.cu";
@@ -113,7 +117,19 @@ std::vector<std::string> builtin_kernel_names() {
   std::vector<std::string> names;
   for (int r = 1; r <= 5; ++r) names.push_back(fmt::format("stencil3d_r{}", r));
   for (int r = 1; r <= 5; ++r) names.push_back(fmt::format("stencil3d_r{}_f64", r));
+  names.emplace_back("faults");
   return names;
+}
+
+KernelDescription load_kernel(std::string_view name_or_spec) {
+  if (name_or_spec.starts_with("builtin:")) return builtin_kernel(name_or_spec.substr(8));
+  const bool spec = name_or_spec.starts_with("spec:") || name_or_spec.ends_with(".json");
+  if (!spec) return builtin_kernel(name_or_spec);
+  if (name_or_spec.starts_with("spec:")) name_or_spec.remove_prefix(5);
+  const auto path = std::filesystem::absolute(std::filesystem::path(name_or_spec));
+  KernelDescription kernel = load_spec(path);
+  kernel.origin = "spec:" + path.string();
+  return kernel;
 }
 
 KernelDescription builtin_kernel(std::string_view name) {
@@ -121,6 +137,7 @@ KernelDescription builtin_kernel(std::string_view name) {
     if (name == fmt::format("stencil3d_r{}", r)) return stencil3d(r);
     if (name == fmt::format("stencil3d_r{}_f64", r)) return stencil3d(r, ElementType::f64);
   }
+  if (name == "faults") return faults();
   throw std::invalid_argument(fmt::format("unknown kernel '{}': built-in kernels are {}", name, fmt::join(builtin_kernel_names(), ", ")));
 }
 

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <charconv>
@@ -97,6 +98,58 @@ std::string format_uuid(const CUuuid& uuid) {
 }
 
 }  // namespace
+
+namespace {
+
+// Each field once, for both directions.
+template <typename Json, typename Device>
+void for_each_field(Json& json, Device& d, auto&& visit) {
+  visit(json, "ordinal", d.ordinal);
+  visit(json, "name", d.name);
+  visit(json, "uuid", d.uuid);
+  visit(json, "cc_major", d.cc_major);
+  visit(json, "cc_minor", d.cc_minor);
+  visit(json, "sm_count", d.sm_count);
+  visit(json, "memory_bytes", d.memory_bytes);
+  visit(json, "l2_bytes", d.l2_bytes);
+  visit(json, "shared_per_sm", d.shared_per_sm);
+  visit(json, "shared_per_block", d.shared_per_block);
+  visit(json, "shared_per_block_optin", d.shared_per_block_optin);
+  visit(json, "reserved_shared_per_block", d.reserved_shared_per_block);
+  visit(json, "registers_per_sm", d.registers_per_sm);
+  visit(json, "registers_per_block", d.registers_per_block);
+  visit(json, "max_threads_per_block", d.max_threads_per_block);
+  visit(json, "max_threads_per_sm", d.max_threads_per_sm);
+  visit(json, "max_blocks_per_sm", d.max_blocks_per_sm);
+  visit(json, "warp_size", d.warp_size);
+  visit(json, "sm_clock_mhz", d.sm_clock_mhz);
+  visit(json, "memory_clock_mhz", d.memory_clock_mhz);
+  visit(json, "memory_bus_bits", d.memory_bus_bits);
+  visit(json, "ecc", d.ecc);
+  visit(json, "driver_version", d.driver_version);
+  visit(json, "driver_release", d.driver_release);
+}
+
+}  // namespace
+
+std::string device_to_json(const DeviceInfo& device) {
+  nlohmann::json json = nlohmann::json::object();
+  for_each_field(json, device, [](nlohmann::json& j, const char* key, const auto& value) { j[key] = value; });
+  json["compute_capability"] = fmt::format("{}.{}", device.cc_major, device.cc_minor);
+  return json.dump();
+}
+
+DeviceInfo device_from_json(std::string_view text) {
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) throw std::invalid_argument("device description is not a JSON object");
+  DeviceInfo device;
+  try {
+    for_each_field(json, device, [](const nlohmann::json& j, const char* key, auto& value) { j.at(key).get_to(value); });
+  } catch (const nlohmann::json::exception& error) {
+    throw std::invalid_argument(fmt::format("device description: {}", error.what()));
+  }
+  return device;
+}
 
 std::vector<std::string> known_architectures() {
   std::vector<std::string> names;

@@ -1,7 +1,10 @@
 // Measuring configurations on a GPU: buffers set up once per problem, every
 // configuration checked against the reference on the GPU, then timed.
+#include "measurement_session.hpp"
+
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
+#include <blocktune/worker.hpp>
 #include <blocktune/version.hpp>
 
 #include <fmt/format.h>
@@ -104,7 +107,8 @@ bool is_sticky(CUresult code) {
          code == CUDA_ERROR_ASSERT || code == CUDA_ERROR_LAUNCH_TIMEOUT;
 }
 
-// The trial as far as the plan knows it: resources, occupancy, static outcome.
+}  // namespace
+
 TrialRecord static_trial(const PlanEntry& entry) {
   TrialRecord t;
   t.config = entry.config.to_string();
@@ -128,6 +132,8 @@ TrialRecord static_trial(const PlanEntry& entry) {
   return t;
 }
 
+namespace {
+
 
 }  // namespace
 
@@ -145,9 +151,9 @@ std::vector<std::byte> read_exact(const std::string& path, std::size_t bytes, st
 
 // One kernel's buffers on one GPU for one problem: every configuration is
 // checked against the expected outputs, then timed.
-class MeasurementSession {
+class MeasurementSession::Impl {
  public:
-  MeasurementSession(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const VariantCompiler& compiler,
+  Impl(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const VariantCompiler& compiler,
                      const PlanEntry* default_entry)
       : kernel_(kernel), problem_(problem), compiler_(compiler), default_entry_(default_entry), context_(ordinal) {
     const Lookup env = environment(kernel, device(), problem);
@@ -394,6 +400,14 @@ class MeasurementSession {
   std::string lost_;
 };
 
+MeasurementSession::MeasurementSession(const KernelDescription& kernel, int ordinal, const ProblemSize& problem,
+                                       const VariantCompiler& compiler, const PlanEntry* default_entry)
+    : impl_(std::make_unique<Impl>(kernel, ordinal, problem, compiler, default_entry)) {}
+MeasurementSession::~MeasurementSession() = default;
+const GpuContext& MeasurementSession::context() const { return impl_->context(); }
+TrialRecord MeasurementSession::measure(const PlanEntry& entry, const TimingOptions& timing) { return impl_->measure(entry, timing); }
+const std::string& MeasurementSession::lost() const { return impl_->lost(); }
+
 namespace {
 
 // Stored trials keyed by configuration text, for resuming.
@@ -416,13 +430,12 @@ std::string kernel_identity(const KernelDescription& kernel) {
   return content_hash(text);
 }
 
-// Large enough to leave the L2 well behind, small enough for any GPU.
+}  // namespace
+
 std::size_t copy_test_bytes(const DeviceInfo& device) {
   return static_cast<std::size_t>(std::min<std::int64_t>(std::max<std::int64_t>(16 * device.l2_bytes, std::int64_t{512} << 20),
                                                          device.memory_bytes / 8));
 }
-
-}  // namespace
 
 TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, Store& store,
                 const VariantCompiler& compiler, const TuneOptions& options) {
@@ -454,8 +467,20 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   const TrialRecord first_ranked = static_trial(*ranked.front());
   store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
 
-  MeasurementSession session(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : ranked.front());
-  result.copy_bandwidth_gbs = copy_bandwidth_gbs(session.context(), copy_test_bytes(device));
+  // In a worker process when possible: a configuration that faults or hangs
+  // then costs only its worker. The worker is started by exec, so this
+  // process having initialised CUDA does not matter.
+  std::optional<MeasurementWorker> worker;
+  std::optional<MeasurementSession> session;
+  const auto worker_program = options.isolate && !kernel.origin.empty() ? find_worker_executable() : std::nullopt;
+  if (worker_program) {
+    worker.emplace(kernel, ordinal, problem, options.timing, compiler.cache_dir(), *worker_program);
+    result.copy_bandwidth_gbs = worker->copy_bandwidth_gbs();
+    result.isolated = true;
+  } else {
+    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : ranked.front());
+    result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
+  }
   store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
 
   TuneProgress progress;
@@ -463,6 +488,11 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   for (const PlanEntry* entry : ranked) {
     if (options.max_evaluations && result.measured >= *options.max_evaluations) {
       result.stopped = fmt::format("stopped after {} measurements (--max-evaluations)", result.measured);
+      break;
+    }
+    if (options.stop_requested && options.stop_requested()) {
+      result.stopped = "interrupted";
+      result.interrupted = true;
       break;
     }
     if (options.max_seconds && seconds_since(start) > *options.max_seconds) {
@@ -474,7 +504,10 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       result.trials.push_back(it->second);
       ++result.resumed;
     } else {
-      TrialRecord trial = session.measure(*entry, options.timing);
+      const int launches = options.timing.warmup + options.timing.max_repeats + 1;
+      const double timeout = std::max(options.timeout_floor_seconds,
+                                      progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
+      TrialRecord trial = worker ? worker->measure(*entry, static_trial(*entry), timeout) : session->measure(*entry, options.timing);
       store.add_trial(device_id, kernel_id, problem_id, trial);
       result.trials.push_back(std::move(trial));
       ++result.measured;
@@ -490,12 +523,13 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     progress.config = &entry->config;
     progress.trial = &trial;
     if (options.progress) options.progress(progress);
-    if (!session.lost().empty()) {
+    if (session && !session->lost().empty()) {
       result.stopped = fmt::format("the GPU context was lost ({}); every trial so far is stored and a rerun resumes after it",
-                                   session.lost());
+                                   session->lost());
       break;
     }
   }
+  if (worker) result.worker_restarts = worker->restarts();
   result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);
   return result;
 }

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <filesystem>
+#include <map>
+#include <set>
 
 using namespace blocktune;
 
@@ -128,4 +130,44 @@ TEST_CASE("a variant compiled again after the driver is up still reports its res
     REQUIRE(v.ok);
     CHECK(v.usage.registers > 0);
   }
+}
+
+TEST_CASE("faulting, hanging and wrong variants are recorded and tuning goes on to the right winner", "[gpu][faults]") {
+  setenv("BLOCKTUNE_WORKER", BLOCKTUNE_WORKER_PROGRAM, 0);  // unless the environment names another
+  const auto path = std::filesystem::temp_directory_path() / "blocktune-gpu-faults.db";
+  std::filesystem::remove(path);
+  Store store = Store::open(path);
+  const KernelDescription k = faults();
+  const ProblemSize problem = ProblemSize::parse("4194304");
+  TuneOptions options;
+  options.timeout_floor_seconds = 3;
+  options.timing.max_repeats = 20;
+  const TuneResult result = tune(k, 0, problem, store, test_compiler(), options);
+  CHECK(result.isolated);
+  CHECK(result.stopped.empty());
+  CHECK(result.worker_restarts >= 4);  // after the out-of-bounds write, misalignment, trap and spin at least
+
+  std::map<std::string, std::set<Outcome>> outcomes;
+  for (const PlanEntry& e : result.plan.entries)
+    if (!e.launchable()) outcomes[to_string(e.config.at("mode"))].insert(e.static_outcome());
+  for (const TrialRecord& t : result.trials) outcomes[to_string(Config::parse(t.config).at("mode"))].insert(t.outcome);
+  const std::map<std::string, Outcome> expected = {
+      {"GOOD", Outcome::ok},          {"SLOW", Outcome::ok},           {"OOB_WRITE", Outcome::runtime_fault},
+      {"MISALIGNED", Outcome::runtime_fault}, {"TRAP", Outcome::runtime_fault}, {"SPIN", Outcome::timeout},
+      {"WRONG", Outcome::wrong_result}, {"NO_COMPILE", Outcome::compile_error}, {"BIG_SMEM", Outcome::pruned_by_occupancy}};
+  for (const auto& [mode, outcome] : expected) {
+    INFO(mode);
+    CHECK(outcomes[mode] == std::set<Outcome>{outcome});
+  }
+  REQUIRE(result.winner);
+  double fastest = 1e300;
+  for (const TrialRecord& t : result.trials)
+    if (t.outcome == Outcome::ok) fastest = std::min(fastest, t.median_ms);
+  CHECK(result.winner->median_ms == fastest);
+  const std::string winner_mode = to_string(Config::parse(result.winner->config).at("mode"));
+  CHECK((winner_mode == "GOOD" || winner_mode == "SLOW"));
+
+  // The faults stayed in their worker processes: this process's GPU still works.
+  const TrialRecord after = measure_one(stencil3d(1), 0, kSmall, Config::parse(stencil3d(1).default_config), test_compiler(), {});
+  CHECK(after.outcome == Outcome::ok);
 }

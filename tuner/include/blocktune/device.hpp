@@ -45,6 +45,10 @@ int device_count();                        // throws GpuUnavailable
 DeviceInfo query_device(int ordinal);      // throws GpuUnavailable, std::out_of_range, CudaError
 std::vector<DeviceInfo> list_devices();    // throws GpuUnavailable
 
+// The device as one JSON object, and back (blocktune devices --json, the measurement worker).
+std::string device_to_json(const DeviceInfo& device);
+DeviceInfo device_from_json(std::string_view json);  // throws std::invalid_argument
+
 // The NVIDIA driver's release, e.g. "580.159.04", through NVML; empty when NVML cannot tell.
 std::string driver_release();
 

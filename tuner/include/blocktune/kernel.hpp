@@ -69,6 +69,10 @@ struct ReferenceKernel {
 
 struct KernelDescription {
   std::string name;          // the key in the database, e.g. "stencil3d_r1"
+  // Where the description comes from, so another process can load it again:
+  // "builtin:NAME" or "spec:PATH". Empty for descriptions built in code, which
+  // are then measured in-process (no fault isolation).
+  std::string origin;
   std::string summary;       // one line for listings
   std::string source;        // CUDA C++ source text
   std::string source_name;   // e.g. "stencil3d.cu"

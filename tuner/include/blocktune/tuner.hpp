@@ -82,6 +82,16 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   TimingOptions timing;
   unsigned compile_threads = 0;
+  // Measure in a worker process (blocktune-worker), so that a configuration
+  // that faults or hangs is recorded and tuning goes on. Needs a kernel with an
+  // origin and the worker program; otherwise measurement is in-process.
+  bool isolate = true;
+  // A configuration still running after max(floor, factor x the best median
+  // so far x its launches) is stopped and recorded as a timeout.
+  double timeout_floor_seconds = 10;
+  double timeout_factor = 20;
+  // Polled between configurations; true stops the run cleanly (Ctrl-C).
+  std::function<bool()> stop_requested;
   // Called after each measured configuration, for progress output.
   std::function<void(const struct TuneProgress&)> progress;
 };
@@ -102,6 +112,9 @@ struct TuneResult {
   double copy_bandwidth_gbs = 0;       // device-to-device copy, measured in the same run
   std::size_t measured = 0, resumed = 0;
   std::string stopped;                 // why the run ended early, empty if it did not
+  bool interrupted = false;            // stopped by stop_requested
+  bool isolated = false;               // measured in a worker process
+  std::size_t worker_restarts = 0;     // fresh workers after faults and timeouts
 };
 
 // Measures the kernel's configurations on GPU `ordinal`, storing each trial in

@@ -1,0 +1,159 @@
+// Spec kernels on a GPU: TunedKernel compiles the database's configuration
+// once, launches it with the problem's geometry and computes the right
+// result; the example specs' configurations match their references. Without
+// a GPU the program says so and exits 77, which ctest reports as skipped.
+#define CATCH_CONFIG_RUNNER
+#include <blocktune/builder.hpp>
+#include <blocktune/launcher.hpp>
+#include <blocktune/store.hpp>
+#include <blocktune/tuner.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace blocktune;
+
+int main(int argc, char** argv) {
+  if (!Driver::available()) {
+    std::printf("SKIPPED: no GPU (%s)\n", Driver::unavailable_reason().c_str());
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
+
+namespace {
+
+const std::filesystem::path kTemp = std::filesystem::temp_directory_path() / ("blocktune-launcher-gpu-" + std::to_string(::getpid()));
+
+// y = a * x + y over n elements, each thread taking ITEMS of them.
+KernelDescription saxpy() {
+  return KernelBuilder("launcher_saxpy")
+      .source(R"(
+extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+  const int first = (blockIdx.x * blockDim.x + threadIdx.x) * ITEMS;
+  for (int i = first; i < first + ITEMS && i < n; ++i) y[i] += a * x[i];
+})",
+              "saxpy.cu")
+      .entry("saxpy")
+      .problem({"n"})
+      .parameter("block_x", {64, 128, 256})
+      .parameter("items", {1, 4})
+      .default_config("block_x=64,items=1")
+      .block({"block_x"})
+      .grid_divisors({"block_x * items"})
+      .scalar("a", ElementType::f32, "2")
+      .buffer("x", ElementType::f32, "n")
+      .buffer("y", ElementType::f32, "n")
+      .output("y")
+      .scalar("n", ElementType::i32, "n")
+      .build();
+}
+
+std::filesystem::path database_with(const KernelDescription& kernel, const DeviceInfo& device, const std::string& config) {
+  std::filesystem::create_directories(kTemp);
+  const auto file = kTemp / "tuning.db";
+  std::filesystem::remove(file);
+  Store store = Store::open(file);
+  const std::int64_t device_id = store.upsert_device(to_record(device));
+  const std::int64_t kernel_id = store.upsert_kernel({kernel.name, "hash", {"block_x", "items"}, kernel.default_config, std::nullopt});
+  const std::int64_t problem_id = store.upsert_problem(kernel_id, ProblemSize::parse("100000"));
+  TrialRecord trial;
+  trial.config = config;
+  trial.shape.block = {static_cast<int>(Config::parse(config).get_int("block_x")), 1, 1};
+  trial.samples_ms = {0.01};
+  trial.median_ms = trial.min_ms = trial.mean_ms = 0.01;
+  store.add_trial(device_id, kernel_id, problem_id, trial);
+  store.update_winner(device_id, kernel_id, problem_id);
+  return file;
+}
+
+// Runs y += 2 x with x[i] = i and y[i] = 1 and checks every element.
+void check_saxpy(TunedKernel& kernel, int n) {
+  std::vector<float> x(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n), 1.0f);
+  for (int i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  DeviceBuffer dx(x.size() * sizeof(float)), dy(y.size() * sizeof(float));
+  dx.upload(x.data(), x.size() * sizeof(float));
+  dy.upload(y.data(), y.size() * sizeof(float));
+  float a = 2;
+  CUdeviceptr px = dx.get(), py = dy.get();
+  kernel.launch(ProblemSize{{n}}, {&a, &px, &py, &n});
+  check(Driver::get().cuCtxSynchronize(), "cuCtxSynchronize");
+  dy.download(y.data(), y.size() * sizeof(float));
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += y[static_cast<std::size_t>(i)] != 1.0f + 2.0f * static_cast<float>(i);
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a tuned kernel launches the database's configuration, compiled once", "[gpu][launcher]") {
+  const KernelDescription k = saxpy();
+  const auto file = database_with(k, query_device(0), "block_x=128,items=4");
+  TunedKernel kernel(k, TuningDatabase::open(file), 0, VariantCompiler(std::nullopt));
+  const Selection& selection = kernel.select(ProblemSize::parse("100000"));
+  CHECK(selection.match == MatchKind::exact);
+  CHECK(selection.config.to_string() == "block_x=128,items=4");
+  check_saxpy(kernel, 100000);
+  check_saxpy(kernel, 100000);
+  check_saxpy(kernel, 5000);  // the nearest tuned size's configuration: no new compile
+  CHECK(kernel.loaded_variants() == 1);
+  CHECK_THROWS_WITH(kernel.launch(ProblemSize{{10}}, {nullptr}), "kernel launcher_saxpy takes 4 arguments (a, x, y, n), got 1");
+}
+
+TEST_CASE("with nothing tuned, the default configuration is launched", "[gpu][launcher]") {
+  std::filesystem::create_directories(kTemp);
+  const auto file = kTemp / "empty.db";
+  std::filesystem::remove(file);
+  Store::open(file);
+  TunedKernel kernel(saxpy(), TuningDatabase::open(file), 0, VariantCompiler(std::nullopt));
+  CHECK(kernel.select(ProblemSize::parse("3000")).match == MatchKind::none);
+  CHECK(kernel.select(ProblemSize::parse("3000")).config.to_string() == "block_x=64,items=1");
+  check_saxpy(kernel, 3000);
+}
+
+TEST_CASE("a tuned kernel from a spec file: the example transpose", "[gpu][launcher]") {
+  std::filesystem::create_directories(kTemp);
+  const auto file = kTemp / "transpose.db";
+  std::filesystem::remove(file);
+  Store::open(file);
+  TunedKernel transpose(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "examples/specs/transpose/spec.json", TuningDatabase::open(file), 0,
+                        VariantCompiler(std::nullopt));
+  int nx = 300, ny = 200;
+  std::vector<float> in(static_cast<std::size_t>(nx * ny)), out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  DeviceBuffer din(in.size() * sizeof(float)), dout(in.size() * sizeof(float));
+  din.upload(in.data(), in.size() * sizeof(float));
+  CUdeviceptr pin = din.get(), pout = dout.get();
+  transpose.launch(ProblemSize{{nx, ny}}, {&pin, &pout, &nx, &ny});
+  check(Driver::get().cuCtxSynchronize(), "cuCtxSynchronize");
+  dout.download(out.data(), out.size() * sizeof(float));
+  int wrong = 0;
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x) wrong += out[static_cast<std::size_t>(x * ny + y)] != in[static_cast<std::size_t>(y * nx + x)];
+  CHECK(wrong == 0);
+  std::filesystem::remove_all(kTemp);
+}
+
+TEST_CASE("the example specs' configurations give their references' results", "[gpu][examples]") {
+  struct Example {
+    const char* folder;
+    const char* problem;  // not multiples of the tiles, to exercise the edges
+  };
+  const DeviceInfo device = query_device(0);
+  const VariantCompiler compiler(std::nullopt);
+  for (const Example& example : {Example{"matmul", "500x300x200"}, Example{"transpose", "1000x700"}, Example{"reduction", "1000003"},
+                                 Example{"conv2d", "1000x700"}, Example{"stencil3d", "96x80x72"}}) {
+    const KernelDescription k = load_spec(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "examples/specs" / example.folder / "spec.json");
+    const ProblemSize problem = ProblemSize::parse(example.problem);
+    const std::vector<Config> valid = k.space.enumerate(environment(k, device, problem));
+    for (const Config& config : {Config::parse(k.default_config), valid.front(), valid[valid.size() / 2], valid.back()}) {
+      const TrialRecord trial = measure_one(k, 0, problem, config, compiler, {.min_repeats = 3, .max_repeats = 3});
+      INFO(example.folder << " " << config.to_string() << ": " << trial.message);
+      CHECK(trial.outcome == Outcome::ok);
+      CHECK(trial.median_ms > 0);
+    }
+  }
+}

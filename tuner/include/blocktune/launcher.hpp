@@ -1,0 +1,97 @@
+// Launching a tuned kernel from an application: the configuration comes from
+// the tuning database (or the kernel's default when it has none), is compiled
+// once with NVRTC (and cached on disk), and launched with the geometry the
+// description computes for the problem.
+//
+//   blocktune::TunedKernel matmul("matmul/spec.json", blocktune::TuningDatabase::open(db_path), 0);
+//   matmul.launch(blocktune::ProblemSize{{m, n, k}}, {&a, &b, &c, &m, &n, &k}, stream);
+#pragma once
+
+#include <blocktune/compiler.hpp>
+#include <blocktune/gpu.hpp>
+#include <blocktune/kernel.hpp>
+#include <blocktune/runtime.hpp>
+#include <blocktune/tuner.hpp>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blocktune {
+
+// What to launch for one problem size, and why.
+struct Selection {
+  Config config;
+  // How the database found it; none when it had nothing for this kernel and
+  // device, and `config` is the description's default.
+  MatchKind match = MatchKind::none;
+  std::string note;          // why a stored configuration was not used; empty if it was
+  ResolvedConfig resolved;   // compile request and launch geometry
+
+  bool tuned() const { return match != MatchKind::none && note.empty(); }
+};
+
+// The database's key for a device, as the tuner stores it.
+DeviceKey device_key(const DeviceInfo& device);
+
+// Asks `database` for the kernel's best configuration on `device` for
+// `problem` and resolves it; falls back to the default configuration when the
+// database has none, or one that no longer fits the description (changed
+// parameters or constraints), saying so in `note`. Needs no GPU. Throws
+// std::invalid_argument for a problem with the wrong number of dimensions.
+Selection select_configuration(const KernelDescription& kernel, const TuningDatabase& database, const DeviceInfo& device,
+                               const ProblemSize& problem);
+
+// A kernel launched with its tuned configuration on one GPU. Construction
+// makes the device's primary context current on the calling thread (the
+// context the CUDA runtime uses too); launch from a thread where it is
+// current. select() and launch() are thread-safe.
+class TunedKernel {
+ public:
+  TunedKernel(KernelDescription kernel, TuningDatabase database, int ordinal, VariantCompiler compiler = VariantCompiler());
+  // Reads the description from a spec file (load_spec).
+  TunedKernel(const std::filesystem::path& spec, TuningDatabase database, int ordinal, VariantCompiler compiler = VariantCompiler());
+  TunedKernel(const TunedKernel&) = delete;
+  TunedKernel& operator=(const TunedKernel&) = delete;
+
+  // The configuration for `problem`, chosen on first use and then kept.
+  const Selection& select(const ProblemSize& problem);
+
+  // Launches on `stream` with `arguments` as for cuLaunchKernel: one pointer
+  // per kernel parameter, in the description's argument order. The first
+  // launch of a configuration compiles and loads it; throws std::runtime_error
+  // with the compiler's log if it does not compile, std::invalid_argument for
+  // a wrong argument count, CudaError for a failed launch.
+  void launch(const ProblemSize& problem, std::vector<void*> arguments, CUstream stream = nullptr);
+
+  const KernelDescription& description() const { return kernel_; }
+  const DeviceInfo& device() const { return context_.device(); }
+  // Configurations compiled and loaded so far.
+  std::size_t loaded_variants() const;
+
+ private:
+  struct Loaded {
+    std::unique_ptr<Kernel> kernel;
+    std::optional<LaunchShape3> prepared_for;  // the shape whose carveout and shared-memory limit are set
+  };
+  struct Prepared {
+    Selection selection;
+    Loaded* loaded = nullptr;
+  };
+  // The selection and its loaded kernel for `problem`; call with mutex_ held.
+  Prepared& prepare(const ProblemSize& problem);
+
+  KernelDescription kernel_;
+  TuningDatabase database_;
+  VariantCompiler compiler_;
+  GpuContext context_;
+  mutable std::mutex mutex_;
+  std::map<std::vector<std::int64_t>, Prepared> prepared_;  // by problem dims
+  std::map<std::string, Loaded> kernels_;                   // by configuration text
+};
+
+}  // namespace blocktune

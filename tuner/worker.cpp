@@ -1,0 +1,266 @@
+#include "measurement_session.hpp"
+
+#include <blocktune/worker.hpp>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace blocktune {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// What the worker measured; the parent already knows the rest of the trial.
+Json measured_part(const TrialRecord& t, bool lost) {
+  return {{"outcome", to_string(t.outcome)}, {"message", t.message},   {"samples_ms", t.samples_ms},
+          {"median_ms", t.median_ms},        {"min_ms", t.min_ms},     {"mean_ms", t.mean_ms},
+          {"spread", t.spread},              {"verify_s", t.verify_s}, {"benchmark_s", t.benchmark_s},
+          {"sm_clock_mhz", t.sm_clock_mhz},  {"metric", t.metric},     {"metric_unit", t.metric_unit},
+          {"lost", lost}};
+}
+
+void merge_measured(const Json& m, TrialRecord& t) {
+  t.outcome = parse_outcome(m.at("outcome").get<std::string>()).value_or(Outcome::runtime_fault);
+  t.message = m.at("message").get<std::string>();
+  t.samples_ms = m.at("samples_ms").get<std::vector<double>>();
+  t.median_ms = m.at("median_ms").get<double>();
+  t.min_ms = m.at("min_ms").get<double>();
+  t.mean_ms = m.at("mean_ms").get<double>();
+  t.spread = m.at("spread").get<double>();
+  t.verify_s = m.at("verify_s").get<double>();
+  t.benchmark_s = m.at("benchmark_s").get<double>();
+  t.sm_clock_mhz = m.at("sm_clock_mhz").get<int>();
+  t.metric = m.at("metric").get<double>();
+  t.metric_unit = m.at("metric_unit").get<std::string>();
+}
+
+Json timing_json(const TimingOptions& t) {
+  return {{"warmup", t.warmup},           {"min_repeats", t.min_repeats}, {"max_repeats", t.max_repeats},
+          {"target_spread", t.target_spread}, {"max_seconds", t.max_seconds}, {"flush_l2", t.flush_l2}};
+}
+
+TimingOptions timing_from(const Json& j) {
+  return {.warmup = j.at("warmup"), .min_repeats = j.at("min_repeats"), .max_repeats = j.at("max_repeats"),
+          .target_spread = j.at("target_spread"), .max_seconds = j.at("max_seconds"), .flush_l2 = j.at("flush_l2")};
+}
+
+void write_line(const Json& json) {
+  std::cout << json.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n' << std::flush;
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return "ended";
+}
+
+// A worker answers its first line within this time: it loads the kernel,
+// fills the buffers and computes the reference, on the host for some kernels.
+constexpr double kStartSeconds = 600;
+
+}  // namespace
+
+MeasurementWorker::MeasurementWorker(const KernelDescription& kernel, int ordinal, const ProblemSize& problem,
+                                     const TimingOptions& timing, std::optional<std::filesystem::path> cache_dir,
+                                     std::filesystem::path executable)
+    : executable_(std::move(executable)) {
+  if (kernel.origin.empty()) throw std::invalid_argument(fmt::format("kernel {} has no origin: a worker cannot load it", kernel.name));
+  arguments_ = Json{{"kernel", kernel.origin},
+                    {"device", ordinal},
+                    {"problem", problem.to_string()},
+                    {"timing", timing_json(timing)},
+                    {"cache_dir", cache_dir ? Json(cache_dir->string()) : Json()}}
+                   .dump();
+  start();
+}
+
+MeasurementWorker::~MeasurementWorker() { stop(); }
+
+void MeasurementWorker::start() {
+  int to_child[2], from_child[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("cannot create pipes for the measurement worker: {}", std::strerror(errno)));
+  const std::string program = executable_.string();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("cannot start the measurement worker: {}", std::strerror(errno)));
+  if (pid == 0) {
+    dup2(to_child[0], STDIN_FILENO);
+    dup2(from_child[1], STDOUT_FILENO);
+    char* const argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(arguments_.c_str()), nullptr};
+    execv(program.c_str(), argv);
+    _exit(127);
+  }
+  close(to_child[0]);
+  close(from_child[1]);
+  pid_ = pid;
+  to_worker_ = to_child[1];
+  from_worker_ = from_child[0];
+  buffered_.clear();
+
+  bool timed_out = false;
+  const std::string line = read_line(kStartSeconds, timed_out);
+  if (line.empty()) {
+    stop();
+    throw std::runtime_error(timed_out ? fmt::format("the measurement worker {} did not start within {:.0f} s", program, kStartSeconds)
+                                       : fmt::format("the measurement worker {} failed to start", program));
+  }
+  const Json hello = Json::parse(line, nullptr, false);
+  if (hello.is_discarded() || !hello.is_object()) {
+    stop();
+    throw std::runtime_error(fmt::format("the measurement worker {} said something unexpected: {}", program, line));
+  }
+  if (hello.contains("error")) {
+    const std::string error = hello["error"].get<std::string>();
+    const bool no_gpu = hello.value("gpu_unavailable", false);
+    stop();
+    if (no_gpu) throw GpuUnavailable(error);
+    throw std::runtime_error(error);
+  }
+  device_ = device_from_json(hello.at("device").dump());
+  copy_bandwidth_gbs_ = hello.at("copy_bandwidth_gbs").get<double>();
+}
+
+int MeasurementWorker::stop() {
+  if (pid_ < 0) return 0;
+  close(to_worker_);  // end of input: a healthy worker exits
+  close(from_worker_);
+  int status = 0;
+  pid_t reaped = 0;
+  for (int i = 0; i < 100 && (reaped = waitpid(pid_, &status, WNOHANG)) == 0; ++i) usleep(10000);
+  if (reaped == 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
+  pid_ = to_worker_ = from_worker_ = -1;
+  return status;
+}
+
+// One line from the worker; empty at end of input or when the time runs out.
+std::string MeasurementWorker::read_line(double timeout_seconds, bool& timed_out) {
+  timed_out = false;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
+  for (;;) {
+    if (const auto end = buffered_.find('\n'); end != std::string::npos) {
+      std::string line = buffered_.substr(0, end);
+      buffered_.erase(0, end + 1);
+      return line;
+    }
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      timed_out = true;
+      return {};
+    }
+    pollfd fd{from_worker_, POLLIN, 0};
+    const int ready = poll(&fd, 1, static_cast<int>(std::min(left * 1000, 60000.0)) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = read(from_worker_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return {};
+    buffered_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+TrialRecord MeasurementWorker::measure(const PlanEntry& entry, TrialRecord trial, double timeout_seconds) {
+  if (pid_ < 0) {
+    start();
+    ++restarts_;
+  }
+  const std::string request = entry.config.to_string() + '\n';
+  if (write(to_worker_, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    stop();
+    trial.outcome = Outcome::runtime_fault;
+    trial.message = "the measurement worker stopped before it was sent the configuration";
+    return trial;
+  }
+  bool timed_out = false;
+  const std::string line = read_line(timeout_seconds, timed_out);
+  if (timed_out) {
+    kill(pid_, SIGKILL);  // a kernel that never finishes: only its process can be stopped
+    stop();
+    trial.outcome = Outcome::timeout;
+    trial.message = fmt::format("did not finish within {:.1f} s; its worker process was stopped", timeout_seconds);
+    return trial;
+  }
+  if (line.empty()) {
+    const int status = stop();
+    trial.outcome = Outcome::runtime_fault;
+    trial.message = fmt::format("the measurement worker {} while measuring this configuration", describe_exit(status));
+    return trial;
+  }
+  const Json measured = Json::parse(line, nullptr, false);
+  if (measured.is_discarded() || !measured.is_object()) {
+    stop();
+    trial.outcome = Outcome::runtime_fault;
+    trial.message = fmt::format("the measurement worker said something unexpected: {}", line);
+    return trial;
+  }
+  merge_measured(measured, trial);
+  if (measured.value("lost", false)) stop();  // its context is gone; the next call starts afresh
+  return trial;
+}
+
+std::optional<std::filesystem::path> find_worker_executable() {
+  namespace fs = std::filesystem;
+  if (const char* path = std::getenv("BLOCKTUNE_WORKER"); path && *path) return fs::path(path);
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error) return std::nullopt;
+  for (const fs::path& candidate : {self.parent_path() / "blocktune-worker", self.parent_path() / ".." / "cli" / "blocktune-worker",
+                                    self.parent_path() / ".." / ".." / "cli" / "blocktune-worker"}) {
+    if (fs::exists(candidate, error)) return fs::weakly_canonical(candidate, error);
+  }
+  return std::nullopt;
+}
+
+int run_measurement_worker(int argc, char** argv, const std::function<KernelDescription(std::string_view)>& load_kernel) {
+  // Ctrl-C is for the tuner: it finishes or stops this worker itself.
+  std::signal(SIGINT, SIG_IGN);
+  if (argc != 2) {
+    std::cerr << "blocktune-worker is started by blocktune to measure configurations in a separate process\n";
+    return 2;
+  }
+  try {
+    const Json job = Json::parse(argv[1]);
+    const KernelDescription kernel = load_kernel(job.at("kernel").get<std::string>());
+    const int ordinal = job.at("device").get<int>();
+    const ProblemSize problem = ProblemSize::parse(job.at("problem").get<std::string>());
+    const TimingOptions timing = timing_from(job.at("timing"));
+    const VariantCompiler compiler(job.at("cache_dir").is_null()
+                                       ? std::nullopt
+                                       : std::optional<std::filesystem::path>(job.at("cache_dir").get<std::string>()));
+    const DeviceInfo device = query_device(ordinal);
+    const PlanEntry default_entry = plan_one(kernel, Config::parse(kernel.default_config), device, problem, compiler);
+    MeasurementSession session(kernel, ordinal, problem, compiler, default_entry.launchable() ? &default_entry : nullptr);
+    write_line({{"device", Json::parse(device_to_json(device))},
+                {"copy_bandwidth_gbs", copy_bandwidth_gbs(session.context(), copy_test_bytes(device))}});
+    for (std::string line; std::getline(std::cin, line);) {
+      const PlanEntry entry = plan_one(kernel, Config::parse(line), device, problem, compiler);
+      const TrialRecord trial = entry.launchable() ? session.measure(entry, timing) : static_trial(entry);
+      const bool lost = !session.lost().empty();
+      write_line(measured_part(trial, lost));
+      if (lost) return 3;  // the context cannot be used again
+    }
+    return 0;
+  } catch (const GpuUnavailable& error) {
+    write_line({{"error", error.what()}, {"gpu_unavailable", true}});
+  } catch (const std::exception& error) {
+    write_line({{"error", error.what()}});
+  }
+  return 1;
+}
+
+}  // namespace blocktune
