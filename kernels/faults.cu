@@ -3,7 +3,7 @@
 #define GOOD 0         // correct
 #define SLOW 1         // correct, with wasted work
 #define OOB_WRITE 2    // writes far outside the output: illegal address
-#define MISALIGNED 3   // a 16-byte load from a 4-byte-aligned address
+#define MISALIGNED 3   // a 16-byte load from a 4-byte-aligned address (the H100 returns wrong data, no fault)
 #define TRAP 4         // __trap(): an illegal instruction
 #define SPIN 5         // never finishes
 #define WRONG 6        // a wrong result
@@ -20,7 +20,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_X) faults(const float* in, fl
 #if MODE == OOB_WRITE
   out[i + (1 << 30)] = in[i];
 #elif MODE == MISALIGNED
-  const float4 v = *reinterpret_cast<const float4*>(in + 1 + 4 * (i / 4));
+  // Inline PTX, so the compiler cannot split the 16-byte load into aligned parts.
+  float4 v;
+  asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(in + 1 + 4 * (i / 4)));
   out[i] = 2.0f * v.x;
 #elif MODE == TRAP
   if (i == n / 2) __trap();

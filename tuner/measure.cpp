@@ -104,7 +104,7 @@ HostBuffer make_host_buffer(const BufferArgument& spec, std::int64_t count) {
 bool is_sticky(CUresult code) {
   return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_MISALIGNED_ADDRESS || code == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
          code == CUDA_ERROR_HARDWARE_STACK_ERROR || code == CUDA_ERROR_INVALID_PC || code == CUDA_ERROR_LAUNCH_FAILED ||
-         code == CUDA_ERROR_ASSERT || code == CUDA_ERROR_LAUNCH_TIMEOUT;
+         code == CUDA_ERROR_ASSERT || code == CUDA_ERROR_LAUNCH_TIMEOUT || code == CUDA_ERROR_INVALID_ADDRESS_SPACE;
 }
 
 }  // namespace
@@ -227,7 +227,10 @@ class MeasurementSession::Impl {
       trial.outcome = error.code == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || error.code == CUDA_ERROR_INVALID_VALUE ? Outcome::launch_error
                                                                                                               : Outcome::runtime_fault;
       trial.message = error.what();
-      if (is_sticky(error.code)) lost_ = trial.message;
+      // The list of sticky errors grows with each driver (an out-of-bounds
+      // write may be CUDA_ERROR_INVALID_ADDRESS_SPACE): a context that no
+      // longer synchronises is lost, whatever the error was.
+      if (is_sticky(error.code) || Driver::get().cuCtxSynchronize() != CUDA_SUCCESS) lost_ = trial.message;
     }
     return trial;
   }

@@ -139,25 +139,33 @@ TEST_CASE("faulting, hanging and wrong variants are recorded and tuning goes on 
   Store store = Store::open(path);
   const KernelDescription k = faults();
   const ProblemSize problem = ProblemSize::parse("4194304");
-  TuneOptions options;
-  options.timeout_floor_seconds = 3;
+  TuneOptions options;  // the default 10 s floor: a faulting kernel can take seconds to report
   options.timing.max_repeats = 20;
   const TuneResult result = tune(k, 0, problem, store, test_compiler(), options);
   CHECK(result.isolated);
   CHECK(result.stopped.empty());
-  CHECK(result.worker_restarts >= 4);  // after the out-of-bounds write, misalignment, trap and spin at least
+  CHECK(result.worker_restarts >= 6);  // after the out-of-bounds writes, traps and spins at least
 
   std::map<std::string, std::set<Outcome>> outcomes;
   for (const PlanEntry& e : result.plan.entries)
     if (!e.launchable()) outcomes[to_string(e.config.at("mode"))].insert(e.static_outcome());
   for (const TrialRecord& t : result.trials) outcomes[to_string(Config::parse(t.config).at("mode"))].insert(t.outcome);
-  const std::map<std::string, Outcome> expected = {
-      {"GOOD", Outcome::ok},          {"SLOW", Outcome::ok},           {"OOB_WRITE", Outcome::runtime_fault},
-      {"MISALIGNED", Outcome::runtime_fault}, {"TRAP", Outcome::runtime_fault}, {"SPIN", Outcome::timeout},
-      {"WRONG", Outcome::wrong_result}, {"NO_COMPILE", Outcome::compile_error}, {"BIG_SMEM", Outcome::pruned_by_occupancy}};
-  for (const auto& [mode, outcome] : expected) {
+  // A misaligned 16-byte load faults on some GPUs; the H100 returns data from
+  // the aligned address instead, which the check records as a wrong result.
+  const std::map<std::string, std::set<Outcome>> allowed = {
+      {"GOOD", {Outcome::ok}},
+      {"SLOW", {Outcome::ok}},
+      {"OOB_WRITE", {Outcome::runtime_fault}},
+      {"MISALIGNED", {Outcome::runtime_fault, Outcome::wrong_result}},
+      {"TRAP", {Outcome::runtime_fault}},
+      {"SPIN", {Outcome::timeout}},
+      {"WRONG", {Outcome::wrong_result}},
+      {"NO_COMPILE", {Outcome::compile_error}},
+      {"BIG_SMEM", {Outcome::pruned_by_occupancy}}};
+  for (const auto& [mode, outcomes_allowed] : allowed) {
     INFO(mode);
-    CHECK(outcomes[mode] == std::set<Outcome>{outcome});
+    REQUIRE(outcomes[mode].size() == 1);
+    CHECK(outcomes_allowed.contains(*outcomes[mode].begin()));
   }
   REQUIRE(result.winner);
   double fastest = 1e300;
