@@ -1,6 +1,8 @@
 // Shared fixtures for the db tests: a temporary folder and sample records.
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <blocktune/store.hpp>
 
 #include <atomic>
@@ -11,28 +13,6 @@
 
 namespace blocktune::test {
 
-// A fresh folder under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("blocktune-db-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline DeviceRecord h100(std::string uuid = "GPU-00000000-0000-0000-0000-000000000001") {
   DeviceRecord d;

@@ -1,6 +1,4 @@
-// Tests that need a GPU. Without one the program says so and exits 77, which
-// ctest reports as skipped.
-#define CATCH_CONFIG_RUNNER
+// Tests that need a GPU (main: tests/common/gpu_test_main.cpp).
 #include <blocktune/kernels.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
@@ -14,14 +12,6 @@
 #include <set>
 
 using namespace blocktune;
-
-int main(int argc, char** argv) {
-  if (!Driver::available()) {
-    std::printf("SKIPPED: no GPU (%s)\n", Driver::unavailable_reason().c_str());
-    return 77;
-  }
-  return Catch::Session().run(argc, argv);
-}
 
 namespace {
 

@@ -1,6 +1,8 @@
 // Databases for the report tests, made from the committed H200 tuning run.
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <blocktune/store.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,27 +28,6 @@ inline constexpr std::int64_t h200_measured_at = 1795236959;
 inline constexpr std::string_view h200_winner = "block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0";
 inline constexpr std::string_view synthetic_uuid = "GPU-00000000-0000-0000-0000-0000000000b2";
 
-// A fresh folder under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("blocktune-report-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline void import_json(const std::filesystem::path& database, const nlohmann::json& json) {
   std::istringstream in(json.dump());

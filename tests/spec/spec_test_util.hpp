@@ -1,6 +1,8 @@
 // Shared by the spec tests: where their files are, and a scratch folder.
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <blocktune/compiler.hpp>
 #include <blocktune/spec.hpp>
 
@@ -20,28 +22,7 @@ namespace blocktune::test {
 inline const std::filesystem::path kSpecData = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spec";
 inline const std::filesystem::path kExampleSpecs = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "examples" / "specs";
 
-// A fresh folder under the system temp dir, removed with everything in it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("blocktune-spec-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = TempDir;
 
 using Json = nlohmann::ordered_json;
 

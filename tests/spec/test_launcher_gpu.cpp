@@ -1,8 +1,7 @@
 // Spec kernels on a GPU: TunedKernel compiles the database's configuration
 // once, launches it with the problem's geometry and computes the right
-// result; the example specs' configurations match their references. Without
-// a GPU the program says so and exits 77, which ctest reports as skipped.
-#define CATCH_CONFIG_RUNNER
+// result; the example specs' configurations match their references
+// (main: tests/common/gpu_test_main.cpp).
 #include <blocktune/builder.hpp>
 #include <blocktune/launcher.hpp>
 #include <blocktune/store.hpp>
@@ -15,14 +14,6 @@
 #include <unistd.h>
 
 using namespace blocktune;
-
-int main(int argc, char** argv) {
-  if (!Driver::available()) {
-    std::printf("SKIPPED: no GPU (%s)\n", Driver::unavailable_reason().c_str());
-    return 77;
-  }
-  return Catch::Session().run(argc, argv);
-}
 
 namespace {
 
