@@ -142,9 +142,30 @@ Occupancy occupancy_of(const PlanEntry& entry, const DeviceInfo& device) {
 
 }  // namespace
 
+double measurement_bytes(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem) {
+  const Lookup env = environment(kernel, device, problem);
+  double total = 0;
+  for (const Argument& argument : kernel.arguments) {
+    const auto* buffer = std::get_if<BufferArgument>(&argument);
+    if (!buffer) continue;
+    const std::int64_t count = evaluate(kernel, fmt::format("buffer {}", buffer->name), buffer->count, env);
+    if (count < 1)
+      throw std::invalid_argument(fmt::format("kernel {}, problem {}: buffer {} has {} elements", kernel.name, problem.to_string(),
+                                              buffer->name, count));
+    total += static_cast<double>(count) * static_cast<double>(size_of(buffer->type)) * (buffer->output ? 3 : 1);
+  }
+  return total;
+}
+
 Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
                const VariantCompiler& compiler, const PlanOptions& options) {
   const auto start = Clock::now();
+  // A problem no configuration can measure is refused before any compile.
+  if (const double needed = measurement_bytes(kernel, device, problem); needed > static_cast<double>(device.memory_bytes))
+    throw std::invalid_argument(fmt::format("problem {} needs {:.1f} GiB of GPU memory for {} (buffers, initial outputs and "
+                                            "expected outputs); {} has {:.1f} GiB",
+                                            problem.to_string(), needed / (1 << 30), kernel.name, device.name,
+                                            static_cast<double>(device.memory_bytes) / (1 << 30)));
   Plan plan;
   plan.device = device;
   plan.problem = problem;

@@ -55,6 +55,15 @@ TEST_CASE("bad problem sizes are refused with what is wrong", "[cli]") {
   }
 }
 
+TEST_CASE("a problem larger than the GPU's memory is refused before compiling", "[cli]") {
+  const Run run = blocktune("plan --arch sm_90 --problem 4096x4096x1024");  // 64 GiB per buffer
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("needs 256.0 GiB of GPU memory") && Catch::Contains("has 80.0 GiB"));
+  const Run overflow = blocktune("plan --arch sm_90 --problem 2000000000x2000000000x2000000000");
+  CHECK(overflow.status == 1);
+  CHECK_THAT(overflow.output, Catch::Contains("error"));
+}
+
 TEST_CASE("an unknown architecture is refused with the known ones", "[cli]") {
   const Run run = blocktune("devices --arch sm_42");
   CHECK(run.status == 1);

@@ -25,6 +25,11 @@ Lookup environment(const KernelDescription& kernel, const DeviceInfo& device, co
 // Replaces each "{param}" in `text` with the configuration's value: "stencil<{radius}>" -> "stencil<4>".
 std::string substitute(std::string text, const Config& config);
 
+// Bytes of GPU memory a measurement needs: every buffer, plus a second copy
+// of each output (its initial contents) and the expected outputs. A double:
+// problem sizes are user input and the product may exceed 2^63.
+double measurement_bytes(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem);
+
 // A configuration made concrete for one device and problem.
 struct ResolvedConfig {
   CompileRequest request;
