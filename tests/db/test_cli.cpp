@@ -7,34 +7,18 @@
 
 #include <sstream>
 
+#include "cli_run.hpp"
+
 using namespace blocktune;
 using namespace blocktune::test;
 
 namespace {
 
-struct Run {
-  int code = 0;
-  std::string out, err;
-};
+using Run = CliRun;
 
-// Runs `blocktune ARGS...` with only the db commands registered, as main() does.
+// Runs `blocktune ARGS...` with only the db commands registered.
 Run run(const std::filesystem::path& default_db, std::vector<std::string> args) {
-  std::ostringstream out, err;
-  CLI::App app("blocktune");
-  app.require_subcommand(1);
-  add_db_commands(app, default_db, out, err);
-  args.insert(args.begin(), "blocktune");
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  Run result;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    result.code = app.exit(error, out, err);
-  }
-  result.out = out.str();
-  result.err = err.str();
-  return result;
+  return run_cli([&](CLI::App& app, std::ostream& out, std::ostream& err) { add_db_commands(app, default_db, out, err); }, std::move(args));
 }
 
 void fill(const std::filesystem::path& file, const std::string& uuid) {
