@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <blocktune/cli_db.hpp>
+#include <blocktune/cli_replay.hpp>
 #include <blocktune/cli_report.hpp>
 #include <blocktune/kernels.hpp>
 #include <blocktune/runtime.hpp>
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
 
   add_db_commands(app, default_db);
   add_report_commands(app, default_db);
+  add_replay_commands(app, default_db);
 
   cli::BenchCompileArgs bench_args;
   auto* bench = app.add_subcommand("bench", "benchmarks of blocktune itself");

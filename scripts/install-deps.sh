@@ -3,7 +3,7 @@
 # Needs root for apt-get; without root it lists what to install and fails.
 set -euo pipefail
 
-packages=(cmake g++ make libsqlite3-dev libfmt-dev libcli11-dev catch2 nlohmann-json3-dev libbenchmark-dev sqlite3
+packages=(cmake g++ make libsqlite3-dev libfmt-dev libcli11-dev catch2 nlohmann-json3-dev libbenchmark-dev zlib1g-dev sqlite3
           python3 python3-jsonschema chromium)
 missing=()
 for p in "${packages[@]}"; do

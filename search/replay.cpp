@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <numeric>
 #include <stdexcept>
@@ -71,6 +72,52 @@ void check_parallel(const RecordedSpace& space) {
                                             space.configs.size(), space.time.size(), space.cost_seconds.size()));
 }
 
+// A configuration's position in the recording. Strategies hand the evaluator
+// the candidate itself, so its address gives the position away; any other
+// configuration is looked up by its text.
+class RecordedIndex {
+ public:
+  explicit RecordedIndex(const RecordedSpace& space) : configs_(space.configs) {}
+
+  std::size_t operator()(const Config& config) {
+    const std::less<const Config*> before;
+    if (!configs_.empty() && !before(&config, configs_.data()) && before(&config, configs_.data() + configs_.size()))
+      return static_cast<std::size_t>(&config - configs_.data());
+    if (by_text_.empty())
+      for (std::size_t i = 0; i < configs_.size(); ++i) by_text_.emplace(configs_[i].to_string(), i);
+    const auto found = by_text_.find(config.to_string());
+    if (found == by_text_.end())
+      throw std::out_of_range(fmt::format("configuration '{}' is not in the recorded space", config.to_string()));
+    return found->second;
+  }
+
+ private:
+  const std::vector<Config>& configs_;
+  std::unordered_map<std::string, std::size_t> by_text_;
+};
+
+// Thrown by the evaluator of an unlimited replay to end it at its first
+// near-optimal measurement: what comes after it does not matter.
+struct NearOptimalReached {};
+
+// How many evaluations `strategy` makes up to and including its first near-optimal one.
+std::size_t evaluations_to_near_optimal(const RecordedSpace& space, const Strategy& strategy, std::uint64_t seed,
+                                        const std::vector<double>* model_score, double optimum) {
+  RecordedIndex index_of(space);
+  std::size_t evaluations = 0;
+  const Evaluator recorded = [&](const Config& config) {
+    const std::size_t i = index_of(config);
+    ++evaluations;
+    if (space.time[i] && optimum / *space.time[i] >= kNearOptimalSpeed) throw NearOptimalReached{};
+    return Evaluation{space.time[i], space.cost_seconds[i]};
+  };
+  try {
+    strategy.run(space.configs, model_score, recorded, Budget{}, seed);
+  } catch (const NearOptimalReached&) {
+  }
+  return evaluations;
+}
+
 }  // namespace
 
 RecordedSpace load_kernel_tuner_cache(const std::filesystem::path& path) {
@@ -87,10 +134,9 @@ RecordedSpace load_kernel_tuner_cache(const std::filesystem::path& path) {
 SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,
                     const std::vector<double>* model_score) {
   check_parallel(space);
-  std::unordered_map<std::string, std::size_t> index_of;
-  for (std::size_t i = 0; i < space.configs.size(); ++i) index_of.emplace(space.configs[i].to_string(), i);
+  RecordedIndex index_of(space);
   const Evaluator recorded = [&](const Config& config) {
-    const std::size_t i = index_of.at(config.to_string());
+    const std::size_t i = index_of(config);
     return Evaluation{space.time[i], space.cost_seconds[i]};
   };
   return strategy.run(space.configs, model_score, recorded, budget, seed);
@@ -179,23 +225,28 @@ double methodology_score(const BestSoFar& search, const RandomBaseline& random, 
 }
 
 ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, std::span<const std::uint64_t> seeds,
-                        const std::vector<double>* model_score) {
+                        const std::vector<double>* model_score, double evaluation_fraction) {
   const RandomBaseline random(space);
   const double budget = random.budget_seconds();
   ReplaySummary summary{strategy.name(), seeds.size()};
   if (seeds.empty()) return summary;
 
-  std::size_t near_optimal = 0;
-  double total_score = 0;
+  std::size_t near_optimal_runs = 0;
+  double total_score = 0, total_evaluations = 0;
   for (const std::uint64_t seed : seeds) {
     const SearchResult timed = replay(space, strategy, Budget{.seconds = budget}, seed, model_score);
     total_score += methodology_score(BestSoFar(timed), random, budget);
 
-    const SearchResult short_run = replay(space, strategy, Budget{.fraction = kEvaluationFraction}, seed, model_score);
-    if (short_run.best && random.optimum() / *space.time[*short_run.best] >= kNearOptimalSpeed) ++near_optimal;
+    const SearchResult short_run = replay(space, strategy, Budget{.fraction = evaluation_fraction}, seed, model_score);
+    if (short_run.best && random.optimum() / *space.time[*short_run.best] >= kNearOptimalSpeed) ++near_optimal_runs;
+
+    total_evaluations +=
+        static_cast<double>(evaluations_to_near_optimal(space, strategy, seed, model_score, random.optimum()));
   }
-  summary.mean_score = total_score / static_cast<double>(seeds.size());
-  summary.near_optimal_fraction = static_cast<double>(near_optimal) / static_cast<double>(seeds.size());
+  const auto runs = static_cast<double>(seeds.size());
+  summary.mean_score = total_score / runs;
+  summary.near_optimal_fraction = static_cast<double>(near_optimal_runs) / runs;
+  summary.mean_evaluations_to_near_optimal = total_evaluations / runs;
   return summary;
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "search_state.hpp"
 
@@ -217,6 +218,217 @@ class Genetic final : public Technique {
   std::vector<std::size_t> population_;
 };
 
+// Bayesian optimisation with a cheap surrogate: ridge regression of log time
+// on each parameter's value and each pair of values (one-hot), which learns
+// which values and combinations are fast, updated after every measurement
+// (recursive least squares).
+//
+// It starts with a few candidates that cover the values measured least; then
+// proposes the candidate with the lowest confidence bound (predicted time
+// minus one standard deviation) among those predicted fastest, so that values
+// it knows little about get their chance; now and then the predicted-fastest
+// neighbour of the best measured (to settle the details there), and now and
+// then a random candidate (a model only learns where it looks).
+//
+// Model scores are not used: on the recorded H100 stencil spaces the tuner's
+// occupancy ranking runs against speed, and even as a learned feature it made
+// the search worse (bench/results/replay/README.md).
+class Surrogate final : public Technique {
+ public:
+  explicit Surrogate(Run& run) : run_(run) {
+    const Geometry& geometry = run.geometry();
+    const std::size_t dimensions = geometry.dimensions();
+
+    // Feature 0 is the intercept; then one per value of each parameter; then,
+    // where that stays affordable, one per pair of values.
+    std::size_t features = 1;
+    value_offset_.resize(dimensions);
+    for (std::size_t p = 0; p < dimensions; ++p) {
+      value_offset_[p] = features;
+      features += geometry.extent(p);
+    }
+    const std::size_t value_features = features;
+    std::vector<std::size_t> pair_offset;
+    for (std::size_t p = 0; p < dimensions; ++p) {
+      for (std::size_t q = p + 1; q < dimensions; ++q) {
+        pair_offset.push_back(features);
+        features += std::size_t{geometry.extent(p)} * geometry.extent(q);
+      }
+    }
+    if (features > kMaxFeatures) {
+      features = value_features;
+      pair_offset.clear();
+    }
+
+    features_per_candidate_ = 1 + dimensions + pair_offset.size();
+    features_.reserve(run.state.size() * features_per_candidate_);
+    for (std::size_t candidate = 0; candidate < run.state.size(); ++candidate) {
+      const auto point = geometry.coordinates(candidate);
+      features_.push_back(0);
+      for (std::size_t p = 0; p < dimensions; ++p)
+        features_.push_back(static_cast<std::uint32_t>(value_offset_[p] + point[p]));
+      if (pair_offset.empty()) continue;
+      for (std::size_t p = 0, pair = 0; p < dimensions; ++p)
+        for (std::size_t q = p + 1; q < dimensions; ++q, ++pair)
+          features_.push_back(
+              static_cast<std::uint32_t>(pair_offset[pair] + std::size_t{point[p]} * geometry.extent(q) + point[q]));
+    }
+
+    // The prior: weights near zero, pairs more so than single values; the intercept is free.
+    feature_count_ = features;
+    inverse_.assign(features * features, 0.0);
+    for (std::size_t f = 0; f < features; ++f) {
+      const double precision = f == 0 ? kInterceptPrecision : f < value_features ? kValuePrecision : kPairPrecision;
+      inverse_[f * features + f] = 1 / precision;
+    }
+    prediction_.assign(run.state.size(), 0.0);
+    variance_.resize(run.state.size());
+    for (std::size_t candidate = 0; candidate < run.state.size(); ++candidate) {
+      variance_[candidate] = 0;
+      for (const std::uint32_t f : features_of(candidate)) variance_[candidate] += inverse_[f * features + f];
+    }
+    value_measurements_.assign(value_features, 0);
+  }
+
+  std::optional<std::size_t> propose() override {
+    if (learned_ < kStart) return least_measured_values();
+    if (run_.random.uniform() < kExplore) return run_.state.random_unmeasured(run_.random);
+    if (run_.random.uniform() < kLocal && run_.state.best()) {
+      const auto neighbours = run_.unmeasured_neighbours(*run_.state.best());
+      if (!neighbours.empty())
+        return *std::min_element(neighbours.begin(), neighbours.end(), [&](std::size_t a, std::size_t b) {
+          return std::pair(prediction_[a], a) < std::pair(prediction_[b], b);
+        });
+    }
+    return lowest_confidence_bound();
+  }
+
+  void observe(std::size_t candidate) override {
+    // A failure is learned as the slowest time measured, once there is one.
+    if (const auto& time = run_.state.time(candidate)) {
+      slowest_ = std::max(slowest_, std::log(*time));
+      learn(candidate, std::log(*time));
+      for (const std::size_t failed : std::exchange(failures_to_learn_, {})) learn(failed, slowest_);
+    } else if (learned_ == 0) {
+      failures_to_learn_.push_back(candidate);
+    } else {
+      learn(candidate, slowest_);
+    }
+  }
+
+ private:
+  static constexpr std::size_t kMaxFeatures = 1000;  // each measurement costs features^2
+  static constexpr double kInterceptPrecision = 1e-6;
+  static constexpr double kValuePrecision = 1.0;  // in log time: a value may well make a kernel e times slower
+  static constexpr double kPairPrecision = 3.0;   // pairs matter less, and there are many
+  static constexpr std::size_t kStart = 5;        // measurements covering the values before the model leads
+  static constexpr double kExplore = 0.2;         // chance of a random candidate
+  static constexpr double kLocal = 0.4;           // chance of a neighbour of the best
+  static constexpr std::size_t kShortlist = 64;   // predicted fastest, of which the lowest bound is taken
+  static constexpr double kConfidence = 1.0;      // standard deviations below the prediction
+
+  // sum of values[f] over the features; four partial sums, because this is
+  // the search's innermost loop and one would wait on every addition.
+  static double sum_of(const std::vector<double>& values, std::span<const std::uint32_t> features) {
+    double sums[4] = {0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 4 <= features.size(); i += 4)
+      for (std::size_t lane = 0; lane < 4; ++lane) sums[lane] += values[features[i + lane]];
+    for (; i < features.size(); ++i) sums[0] += values[features[i]];
+    return (sums[0] + sums[1]) + (sums[2] + sums[3]);
+  }
+
+  std::span<const std::uint32_t> features_of(std::size_t candidate) const {
+    return std::span(features_).subspan(candidate * features_per_candidate_, features_per_candidate_);
+  }
+
+  // The unmeasured candidate whose values have been measured least, at random among equals.
+  std::size_t least_measured_values() {
+    double best_rarity = -1;
+    std::size_t chosen = 0, ties = 0;
+    for (std::size_t candidate = 0; candidate < run_.state.size(); ++candidate) {
+      if (run_.state.measured(candidate)) continue;
+      double rarity = 0;
+      for (std::size_t p = 0; p < value_offset_.size(); ++p)
+        rarity += 1.0 / (1.0 + static_cast<double>(value_measurements_[features_of(candidate)[1 + p]]));
+      if (rarity > best_rarity + 1e-9) {
+        best_rarity = rarity;
+        chosen = candidate;
+        ties = 1;
+      } else if (rarity > best_rarity - 1e-9 && run_.random.below(++ties) == 0) {
+        chosen = candidate;  // reservoir sampling: each of the equals with the same chance
+      }
+    }
+    return chosen;
+  }
+
+  // Of the kShortlist candidates predicted fastest, the one whose prediction
+  // minus kConfidence standard deviations is lowest.
+  std::optional<std::size_t> lowest_confidence_bound() {
+    shortlist_.clear();
+    for (std::size_t candidate = 0; candidate < run_.state.size(); ++candidate)
+      if (!run_.state.measured(candidate)) shortlist_.emplace_back(prediction_[candidate], candidate);
+    if (shortlist_.empty()) return std::nullopt;
+    const std::size_t size = std::min(kShortlist, shortlist_.size());
+    std::nth_element(shortlist_.begin(), shortlist_.begin() + static_cast<std::ptrdiff_t>(size - 1), shortlist_.end());
+    shortlist_.resize(size);
+
+    // The residual spread of the measurements so far stands in for the noise.
+    const double noise = std::sqrt(squared_errors_ / static_cast<double>(learned_));
+    std::optional<std::pair<double, std::size_t>> lowest;
+    for (const auto& [prediction, candidate] : shortlist_) {
+      const std::pair bound(prediction - kConfidence * noise * std::sqrt(std::max(variance_[candidate], 0.0)),
+                            candidate);
+      if (!lowest || bound < *lowest) lowest = bound;
+    }
+    return lowest->second;
+  }
+
+  // Sherman-Morrison: the inverse of (X'X + prior) after one more row x, and
+  // with it every candidate's prediction and variance x' inverse x.
+  void learn(std::size_t candidate, double target) {
+    const std::size_t n = feature_count_;
+    const auto x = features_of(candidate);
+    std::vector<double> u(n, 0.0);  // inverse * x; the inverse is symmetric, so rows serve as columns
+    for (const std::uint32_t f : x)
+      for (std::size_t i = 0; i < n; ++i) u[i] += inverse_[f * n + i];
+    double denominator = 1;
+    for (const std::uint32_t f : x) denominator += u[f];
+    for (std::size_t i = 0; i < n; ++i) {
+      const double scaled = u[i] / denominator;
+      double* row = &inverse_[i * n];
+      for (std::size_t j = 0; j < n; ++j) row[j] -= scaled * u[j];
+    }
+    // The weights move by u * error / denominator, so a candidate's prediction
+    // moves by (its x' u) * error / denominator, and its variance by -(x' u)^2 / denominator.
+    const double error = target - prediction_[candidate];
+    const double step = error / denominator, shrink = 1 / denominator;
+    for (std::size_t other = 0; other < run_.state.size(); ++other) {
+      const double overlap = sum_of(u, features_of(other));
+      prediction_[other] += overlap * step;
+      variance_[other] -= overlap * overlap * shrink;
+    }
+    squared_errors_ += error * error;
+    for (std::size_t p = 0; p < value_offset_.size(); ++p) ++value_measurements_[x[1 + p]];
+    ++learned_;
+  }
+
+  Run& run_;
+  std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
+  std::size_t features_per_candidate_ = 0;
+  std::size_t feature_count_ = 0;
+  std::vector<std::uint32_t> features_;  // features_per_candidate_ per candidate
+  std::vector<double> inverse_;          // of X'X + prior, feature_count_ squared
+  std::vector<double> prediction_;       // per candidate: log time
+  std::vector<double> variance_;         // per candidate: x' inverse x, the prediction's variance over the noise's
+  std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_confidence_bound()
+  std::vector<std::size_t> value_measurements_;            // per value feature
+  std::size_t learned_ = 0;
+  double squared_errors_ = 0;  // of each prediction just before its measurement was learned
+  double slowest_ = -std::numeric_limits<double>::infinity();  // log time
+  std::vector<std::size_t> failures_to_learn_;
+};
+
 // The AUC bandit of OpenTuner (Ansel et al., PACT 2014): each measurement goes
 // to the technique with the highest credit plus exploration bonus. Credit is
 // the recency-weighted fraction of a technique's recent measurements that
@@ -295,6 +507,7 @@ constexpr StrategyEntry kStrategies[] = {
     {"exhaustive", make<InOrder>, false, false}, {"random", make<UniformRandom>, false, false},
     {"model", make<ModelGuided>, true, true},    {"annealing", make<Annealing>, false, true},
     {"genetic", make<Genetic>, false, true},     {"bandit", make<Bandit>, false, true},
+    {"surrogate", make<Surrogate>, false, true},
 };
 
 class TechniqueStrategy final : public Strategy {

@@ -58,7 +58,7 @@ std::vector<std::size_t> indices(const SearchResult& result) {
 
 TEST_CASE("Strategies are made by name") {
   const auto names = strategy_names();
-  CHECK(names == std::vector<std::string>{"exhaustive", "random", "model", "annealing", "genetic", "bandit"});
+  CHECK(names == std::vector<std::string>{"exhaustive", "random", "model", "annealing", "genetic", "bandit", "surrogate"});
   CHECK(std::find(names.begin(), names.end(), kDefaultStrategy) != names.end());
   for (const auto& name : names) CHECK(make_strategy(name)->name() == name);
   CHECK_THROWS_WITH(make_strategy("hyperband"),
@@ -215,7 +215,7 @@ TEST_CASE("Guided strategies beat random search on a smooth landscape") {
     return total / 20;
   };
   const double random = mean_best("random");
-  for (const char* name : {"model", "annealing", "genetic", "bandit"}) {
+  for (const char* name : {"model", "annealing", "genetic", "bandit", "surrogate"}) {
     INFO(name);
     CHECK(mean_best(name) < random);
   }

@@ -101,15 +101,19 @@ inline constexpr double kEvaluationFraction = 0.10;
 
 struct ReplaySummary {
   std::string strategy;
-  std::size_t runs = 0;             // one per seed
-  double mean_score = 0;            // methodology_score at the baseline's budget_seconds(), mean over seeds
+  std::size_t runs = 0;              // one per seed
+  double mean_score = 0;             // methodology_score at the baseline's budget_seconds(), mean over seeds
   double near_optimal_fraction = 0;  // of the seeds whose search was near-optimal
+  // Mean over seeds of the evaluations an unlimited search made up to and
+  // including its first near-optimal one.
+  double mean_evaluations_to_near_optimal = 0;
 };
 
 // Replays `strategy` once per seed with the methodology's time budget (for
-// the score) and once with kEvaluationFraction of the evaluations (for
-// near-optimality).
+// the score), once with `evaluation_fraction` of the evaluations (for
+// near-optimality) and once without a budget (for the evaluations it needs).
 ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, std::span<const std::uint64_t> seeds,
-                        const std::vector<double>* model_score = nullptr);
+                        const std::vector<double>* model_score = nullptr,
+                        double evaluation_fraction = kEvaluationFraction);
 
 }  // namespace blocktune

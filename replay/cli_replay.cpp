@@ -1,0 +1,273 @@
+#include <blocktune/cli_replay.hpp>
+
+#include <blocktune/recording.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <numeric>
+
+namespace blocktune {
+namespace {
+
+struct RunOptions {
+  std::vector<std::string> spaces, kernel_tuner_caches, t4_files;
+  std::string database, kernel, problem, device;
+  std::vector<std::string> strategies = strategy_names();
+  std::uint64_t seeds = 20;
+  double budget_fraction = kEvaluationFraction;
+  bool no_model = false;
+};
+
+struct ExportOptions {
+  std::string database, kernel, problem, device, output, output_dir;
+};
+
+// A recorded space and where it came from, for the tables.
+struct Source {
+  std::string origin;  // the file, or the database session
+  Recording recording;
+};
+
+SessionSelector selector(const std::string& kernel, const std::string& problem, const std::string& device) {
+  return {kernel, problem.empty() ? std::nullopt : std::optional(ProblemSize::parse(problem)), device};
+}
+
+std::string title(const Recording& recording, std::string_view fallback) {
+  if (recording.kernel.empty()) return std::string(fallback);
+  std::string text = recording.kernel;
+  if (!recording.problem.empty()) text += " " + recording.problem;
+  if (!recording.device.empty()) text += " on " + recording.device;
+  return text;
+}
+
+// "stencil3d_r1-512x512x512-h100-80gb-hbm3.csv.gz": the device name without
+// its vendor, lower case, runs of other characters as one '-'.
+std::string file_name(const Recording& recording) {
+  std::string device = recording.device;
+  if (device.starts_with("NVIDIA ")) device.erase(0, 7);
+  std::string slug;
+  for (const char c : device) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!slug.empty() && slug.back() != '-')
+      slug += '-';
+  }
+  while (slug.ends_with('-')) slug.pop_back();
+  return fmt::format("{}-{}-{}.csv.gz", recording.kernel, recording.problem, slug);
+}
+
+std::vector<Source> load_sources(const RunOptions& options, bool use_database) {
+  std::vector<Source> sources;
+  for (const auto& file : options.spaces) sources.push_back({file, read_recording(file)});
+  for (const auto& file : options.kernel_tuner_caches) sources.push_back({file, read_kernel_tuner_recording(file)});
+  for (const auto& file : options.t4_files) sources.push_back({file, read_t4_recording(file)});
+  if (use_database) {
+    const auto chosen = selector(options.kernel, options.problem, options.device);
+    for (auto& recording : recordings_from_database(read_database(options.database), chosen))
+      sources.push_back({options.database, std::move(recording)});
+  }
+  if (sources.empty())
+    throw std::runtime_error("nothing to replay: give --space, --kernel-tuner-cache, --t4, or --kernel with --db");
+  return sources;
+}
+
+struct SpaceResult {
+  std::string label;
+  std::vector<std::optional<ReplaySummary>> summaries;  // per strategy; empty where it could not run
+};
+
+SpaceResult replay_space(std::ostream& out, const Source& source, const RunOptions& options,
+                         const std::vector<std::uint64_t>& seeds) {
+  const Recording& recording = source.recording;
+  const RecordedSpace& space = recording.space;
+  const std::string label = title(recording, source.origin);
+  fmt::print(out, "{}\n", label == source.origin ? label : fmt::format("{} ({})", label, source.origin));
+  const auto failed = std::count_if(space.time.begin(), space.time.end(), [](const auto& t) { return !t; });
+  if (static_cast<std::size_t>(failed) == space.configs.size()) {
+    fmt::print(out, "  {} configurations, none succeeded: nothing to compare\n\n", space.configs.size());
+    return {label, std::vector<std::optional<ReplaySummary>>(options.strategies.size())};
+  }
+  const RandomBaseline random(space);
+  const auto near_optimal = std::count_if(space.time.begin(), space.time.end(), [&](const auto& t) {
+    return t && random.optimum() / *t >= kNearOptimalSpeed;
+  });
+  const double budget = random.budget_seconds();
+  const auto evaluations =
+      static_cast<std::size_t>(std::ceil(options.budget_fraction * static_cast<double>(space.configs.size()) - 1e-9));
+  const std::vector<double> model_score = options.no_model ? std::vector<double>() : occupancy_model_score(recording);
+
+  fmt::print(out, "  {} configurations ({} failed), optimum {:.4g} ms, {} of them within {:.0f}% of its speed\n",
+             space.configs.size(), failed, random.optimum() * 1e3, near_optimal, kNearOptimalSpeed * 100);
+  fmt::print(out, "  measuring one costs {:.3f} s on average; the score's budget is {:.1f} s ({} random evaluations)\n",
+             random.mean_cost(), budget, random.draws_by(budget));
+  fmt::print(out, "  model scores: {}\n",
+             !model_score.empty() ? "recorded occupancy, then registers"
+             : options.no_model   ? "none (--no-model)"
+                                  : "none (no occupancy recorded)");
+  fmt::print(out, "  {} seeds; near-optimal: {:.0f}% of the optimum's speed within {} evaluations ({:g}%)\n\n",
+             seeds.size(), kNearOptimalSpeed * 100, evaluations, options.budget_fraction * 100);
+  fmt::print(out, "  {:<20} {:>7}  {:>14}  {:>18}\n", "strategy", "score", "near-optimal", "evaluations to 97%");
+
+  SpaceResult result{label, {}};
+  for (const auto& name : options.strategies) {
+    const auto strategy = make_strategy(name);
+    const std::string shown = name == kDefaultStrategy ? name + " (default)" : name;
+    try {
+      const ReplaySummary summary =
+          summarize(space, *strategy, seeds, model_score.empty() ? nullptr : &model_score, options.budget_fraction);
+      const auto reached =
+          static_cast<std::size_t>(std::lround(summary.near_optimal_fraction * static_cast<double>(seeds.size())));
+      fmt::print(out, "  {:<20} {:>7.3f}  {:>4.0f}% {:>3}/{:<3}  {:>18.1f}\n", shown, summary.mean_score,
+                 summary.near_optimal_fraction * 100, reached, seeds.size(), summary.mean_evaluations_to_near_optimal);
+      result.summaries.push_back(summary);
+    } catch (const std::invalid_argument& error) {
+      fmt::print(out, "  {:<20} not run: {}\n", shown, error.what());
+      result.summaries.emplace_back();
+    }
+  }
+  fmt::print(out, "\n");
+  return result;
+}
+
+// One line per strategy, one column per space: score and near-optimal seeds.
+void print_overview(std::ostream& out, const RunOptions& options, const std::vector<SpaceResult>& results) {
+  fmt::print(out, "overview: methodology score / % of seeds near-optimal\n");
+  for (std::size_t s = 0; s < results.size(); ++s) fmt::print(out, "  [{}] {}\n", s + 1, results[s].label);
+  fmt::print(out, "  {:<20}", "strategy");
+  for (std::size_t s = 0; s < results.size(); ++s) fmt::print(out, " {:>12}", fmt::format("[{}]", s + 1));
+  fmt::print(out, "\n");
+  for (std::size_t i = 0; i < options.strategies.size(); ++i) {
+    fmt::print(out, "  {:<20}", options.strategies[i]);
+    for (const SpaceResult& result : results) {
+      const auto& summary = result.summaries[i];
+      fmt::print(
+          out, " {:>12}",
+          summary ? fmt::format("{:.2f} / {:.0f}%", summary->mean_score, summary->near_optimal_fraction * 100) : "-");
+    }
+    fmt::print(out, "\n");
+  }
+}
+
+void run(std::ostream& out, const RunOptions& options, bool use_database) {
+  if (options.seeds == 0) throw std::invalid_argument("--seeds must be at least 1");
+  for (const auto& name : options.strategies) make_strategy(name);  // unknown names fail before any work
+  std::vector<std::uint64_t> seeds(options.seeds);
+  std::iota(seeds.begin(), seeds.end(), std::uint64_t{1});
+
+  std::vector<SpaceResult> results;
+  for (const Source& source : load_sources(options, use_database))
+    results.push_back(replay_space(out, source, options, seeds));
+  if (results.size() > 1) print_overview(out, options, results);
+}
+
+void export_spaces(std::ostream& out, const ExportOptions& options) {
+  const auto recordings = recordings_from_database(read_database(options.database),
+                                                   selector(options.kernel, options.problem, options.device));
+  if (!options.output.empty() && recordings.size() != 1) {
+    std::vector<std::string> titles;
+    for (const Recording& recording : recordings) titles.push_back(title(recording, ""));
+    throw std::runtime_error(
+        fmt::format("--output takes one session, the selection has {} ({}): narrow it with "
+                    "--kernel, --problem and --device, or use --output-dir",
+                    recordings.size(), fmt::join(titles, "; ")));
+  }
+  if (!options.output_dir.empty()) std::filesystem::create_directories(options.output_dir);
+  for (const Recording& recording : recordings) {
+    const std::filesystem::path file = options.output.empty()
+                                           ? std::filesystem::path(options.output_dir) / file_name(recording)
+                                           : std::filesystem::path(options.output);
+    write_recording(file, recording);
+    const auto failed =
+        std::count_if(recording.space.time.begin(), recording.space.time.end(), [](const auto& t) { return !t; });
+    fmt::print(out, "wrote {}: {}, {} configurations ({} failed), {:.0f} KiB\n", file.string(), title(recording, ""),
+               recording.space.configs.size(), failed, static_cast<double>(std::filesystem::file_size(file)) / 1024);
+  }
+}
+
+}  // namespace
+
+void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db, std::ostream& out, std::ostream& err) {
+  CLI::App* replay =
+      app.add_subcommand("replay", "compare search strategies on completely measured spaces, without a GPU");
+  replay->require_subcommand(1);
+
+  // Every failure: one line on err, exit code 1.
+  const auto guarded = [&err](std::string name, std::function<void()> action) {
+    return [name = std::move(name), action = std::move(action), &err] {
+      try {
+        action();
+      } catch (const CLI::Error&) {
+        throw;
+      } catch (const std::exception& error) {
+        fmt::print(err, "blocktune replay {}: {}\n", name, error.what());
+        throw CLI::RuntimeError(1);
+      }
+    };
+  };
+
+  auto run_options = std::make_shared<RunOptions>();
+  run_options->database = default_db.string();
+  CLI::App* run_command = replay->add_subcommand(
+      "run",
+      "replay strategies on recorded spaces with a simulated clock (each configuration costs its recorded "
+      "compile and benchmark time) and compare them: the methodology score of Willemsen et al. (FGCS 2024) "
+      "against random search, and how often each gets near the optimum");
+  run_command->add_option("--space", run_options->spaces, "recorded-space file (.csv or .csv.gz); repeatable")
+      ->check(CLI::ExistingFile);
+  auto* database = run_command->add_option("--db", run_options->database, "tuning database to take sessions from")
+                       ->capture_default_str();
+  auto* kernel = run_command->add_option("--kernel", run_options->kernel, "replay this kernel's sessions from --db");
+  auto* problem =
+      run_command->add_option("--problem,-p", run_options->problem, "only this problem size, e.g. 512x512x512");
+  auto* device =
+      run_command->add_option("--device,-d", run_options->device, "only this device: uuid or part of its name");
+  run_command
+      ->add_option("--kernel-tuner-cache", run_options->kernel_tuner_caches,
+                   "Kernel Tuner cache file (JSON); repeatable")
+      ->check(CLI::ExistingFile);
+  run_command->add_option("--t4", run_options->t4_files, "T4 results file (JSON); repeatable")
+      ->check(CLI::ExistingFile);
+  run_command->add_option("--strategies", run_options->strategies, "strategies to compare, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  run_command->add_option("--seeds", run_options->seeds, "seeds per strategy (1..N)")->capture_default_str();
+  run_command
+      ->add_option("--budget-fraction", run_options->budget_fraction,
+                   "fraction of the evaluations within which a run must get near the optimum")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  run_command->add_flag("--no-model", run_options->no_model,
+                        "ignore the recorded occupancy: replay without model scores");
+  run_command->callback(guarded("run", [&out, run_options, database, kernel, problem, device] {
+    const bool use_database = database->count() + kernel->count() + problem->count() + device->count() > 0;
+    run(out, *run_options, use_database);
+  }));
+
+  auto export_options = std::make_shared<ExportOptions>();
+  export_options->database = default_db.string();
+  CLI::App* export_command = replay->add_subcommand(
+      "export-space", "write tuning sessions of the database as recorded-space files (gzip CSV) for replay and tests");
+  export_command->add_option("--db", export_options->database, "tuning database")->capture_default_str();
+  export_command->add_option("--kernel", export_options->kernel, "only this kernel");
+  export_command->add_option("--problem,-p", export_options->problem, "only this problem size");
+  export_command->add_option("--device,-d", export_options->device, "only this device: uuid or part of its name");
+  auto* output = export_command->add_option("--output,-o", export_options->output, "file to write (one session)");
+  export_command
+      ->add_option("--output-dir", export_options->output_dir,
+                   "folder to write every selected session to, as KERNEL-PROBLEM-DEVICE.csv.gz")
+      ->excludes(output);
+  export_command->callback(guarded("export-space", [&out, export_options] {
+    if (export_options->output.empty() && export_options->output_dir.empty())
+      throw std::invalid_argument("give --output FILE or --output-dir DIR");
+    export_spaces(out, *export_options);
+  }));
+}
+
+}  // namespace blocktune

@@ -1,0 +1,82 @@
+// Recorded spaces from the tuning database.
+#include <blocktune/recording.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace blocktune {
+
+namespace {
+
+bool contains_ignoring_case(std::string_view text, std::string_view part) {
+  const auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  return std::search(text.begin(), text.end(), part.begin(), part.end(), same) != text.end();
+}
+
+bool selected(const SessionSummary& session, const SessionSelector& selector) {
+  if (!selector.kernel.empty() && session.kernel != selector.kernel) return false;
+  if (selector.problem && session.problem != *selector.problem) return false;
+  if (selector.device.empty()) return true;
+  return (session.device_uuid.size() == selector.device.size() &&
+          contains_ignoring_case(session.device_uuid, selector.device)) ||
+         contains_ignoring_case(session.device_name, selector.device);
+}
+
+Recording to_recording(const StoredSession& session) {
+  Recording recording{.kernel = session.summary.kernel,
+                      .problem = session.summary.problem.to_string(),
+                      .device = session.summary.device_name};
+  for (const TrialRecord& trial : session.trials) {
+    // Never measured, never compiled: outside the space a strategy searches.
+    if (trial.outcome == Outcome::rejected_by_constraint) continue;
+    recording.space.configs.push_back(Config::parse(trial.config));
+    recording.space.time.push_back(trial.outcome == Outcome::ok ? std::optional(trial.median_ms / 1e3) : std::nullopt);
+    recording.space.cost_seconds.push_back(trial.compile_s + trial.verify_s + trial.benchmark_s);
+    recording.outcome.emplace_back(to_string(trial.outcome));
+    recording.compile_seconds.push_back(trial.compile_s);
+    recording.occupancy.push_back(trial.occupancy);
+    recording.registers.push_back(trial.registers);
+  }
+  return recording;
+}
+
+}  // namespace
+
+std::vector<Recording> recordings_from_database(const DatabaseContents& contents, const SessionSelector& selector) {
+  // Sessions come with a kernel's older source versions first: a later one replaces them.
+  using Key = std::tuple<std::string, std::string, std::string>;  // kernel, device uuid, problem
+  std::map<Key, std::size_t> position;
+  std::vector<const StoredSession*> chosen;
+  for (const StoredSession& session : contents.sessions) {
+    if (!selected(session.summary, selector)) continue;
+    const Key key{session.summary.kernel, session.summary.device_uuid, session.summary.problem.to_string()};
+    if (const auto [found, added] = position.emplace(key, chosen.size()); added)
+      chosen.push_back(&session);
+    else
+      chosen[found->second] = &session;
+  }
+
+  if (chosen.empty()) {
+    std::vector<std::string> stored;
+    for (const StoredSession& session : contents.sessions)
+      stored.push_back(fmt::format("{} {} on {}", session.summary.kernel, session.summary.problem.to_string(),
+                                   session.summary.device_name));
+    throw std::runtime_error(fmt::format("no tuning session of kernel {}, problem {}, device {}; the database holds {}",
+                                         selector.kernel.empty() ? "any" : selector.kernel,
+                                         selector.problem ? selector.problem->to_string() : "any",
+                                         selector.device.empty() ? "any" : selector.device,
+                                         stored.empty() ? "none" : fmt::format("{}", fmt::join(stored, "; "))));
+  }
+  std::vector<Recording> recordings;
+  for (const StoredSession* session : chosen) recordings.push_back(to_recording(*session));
+  return recordings;
+}
+
+}  // namespace blocktune

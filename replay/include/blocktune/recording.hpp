@@ -1,0 +1,102 @@
+#pragma once
+// Recorded search spaces: completely measured tuning sessions, to replay
+// search strategies on without a GPU. Read from the tuning database, from
+// compact recorded-space files, from Kernel Tuner caches and from T4 results.
+//
+//   const auto contents = blocktune::read_database(file);
+//   const auto recording = blocktune::recordings_from_database(contents, {.kernel = "stencil3d_r1"}).front();
+//   blocktune::write_recording("stencil3d_r1.csv.gz", recording);  // read_recording reads it back
+//   const auto scores = blocktune::occupancy_model_score(recording);
+//   const auto summary = blocktune::summarize(recording.space, *blocktune::make_strategy("surrogate"), seeds, &scores);
+
+#include <blocktune/replay.hpp>
+#include <blocktune/store.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blocktune {
+
+// A recorded space with what was known of each configuration before it ran.
+struct Recording {
+  std::string kernel, problem, device;  // where it was measured; empty where the source does not say
+  RecordedSpace space;
+  // Parallel to space.configs: blocktune's outcome names ("ok", "compile_error",
+  // ...), or the source's error names for imports.
+  std::vector<std::string> outcome;
+  // Parallel to space.configs, or empty where the source does not say: the
+  // part of cost_seconds spent compiling.
+  std::vector<double> compile_seconds;
+  // Parallel to space.configs, or both empty where the source has no compile
+  // results (Kernel Tuner caches): the occupancy model's inputs, 0 for a
+  // configuration that did not compile.
+  std::vector<double> occupancy;
+  std::vector<int> registers;
+};
+
+// The tuner's static ranking as model scores (lower = predicted faster):
+// higher occupancy first, then fewer registers; equal facts score equal.
+// Empty where the recording has no occupancy.
+std::vector<double> occupancy_model_score(const Recording& recording);
+
+// ---- Recorded-space files ----
+//
+// CSV (RFC 4180), gzip-compressed when the name ends in ".gz":
+//
+//   # blocktune recorded space 1
+//   # kernel: stencil3d_r1
+//   # problem: 512x512x512
+//   # device: NVIDIA H100 80GB HBM3
+//   config,outcome,time_s,cost_s,compile_s,occupancy,registers
+//   "block_x=32,block_y=1,...,carveout=-1",ok,0.0012564799785614,0.962946178,0.152560156,1,24
+//
+// One row per configuration of the space, in measurement order. config is
+// Config::to_string(); time_s is the median kernel time, empty for a failed
+// configuration; cost_s is what replay charges for measuring it (compile,
+// verification and benchmark), compile_s the compile part of it; occupancy
+// and registers are the occupancy model's inputs. compile_s, occupancy and
+// registers are left out where unknown (occupancy and registers together).
+// Numbers are the shortest text that reads back as the same double. Lines
+// starting with '#' before the header hold "key: value" notes; kernel,
+// problem and device are read back, others are for people.
+
+// Throws std::runtime_error naming the file (and the line, for bad content).
+Recording read_recording(const std::filesystem::path& path);
+// Throws std::runtime_error naming the file; std::invalid_argument for a
+// recording whose vectors are not parallel.
+void write_recording(const std::filesystem::path& path, const Recording& recording);
+
+// ---- Database ----
+
+// Which tuning sessions to take; empty fields select everything.
+struct SessionSelector {
+  std::string kernel;  // kernel name
+  std::optional<ProblemSize> problem;
+  std::string device;  // a uuid, or part of a device name ("H100"), case-insensitive
+};
+
+// One recording per selected session: its trials except those the
+// constraints rejected, which are not part of the space a strategy searches.
+// A kernel tuned in several source versions gives the newest one's. Throws
+// std::runtime_error when nothing is selected, listing what is stored.
+std::vector<Recording> recordings_from_database(const DatabaseContents& contents, const SessionSelector& selector);
+
+// ---- Imports ----
+
+// A Kernel Tuner cache (see load_kernel_tuner_cache): outcomes "ok" or
+// "failed", no compile times, no occupancy.
+Recording read_kernel_tuner_recording(const std::filesystem::path& path);
+
+// T4 autotuning results (JSON), as `blocktune report --format t4` and Kernel
+// Tuner write them. Results invalid by "constraints" are left out; other
+// invalid ones are failed configurations. The time is the measurement named
+// by the first objective (ms unless its unit says "s" or "us"); the cost is
+// the compilation, validation and benchmark times (ms; Kernel Tuner names the
+// first "compilation", the schema "compilation_time"). Occupancy and
+// registers come from blocktune's measurements of those names. Throws
+// std::runtime_error naming the file.
+Recording read_t4_recording(const std::filesystem::path& path);
+
+}  // namespace blocktune

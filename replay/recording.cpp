@@ -1,0 +1,250 @@
+#include <blocktune/recording.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "gzip.hpp"
+
+namespace blocktune {
+
+namespace {
+
+constexpr std::string_view kMagic = "# blocktune recorded space ";
+constexpr int kFormatVersion = 1;
+
+// The columns in the order written; the optional ones only where known.
+enum Column : std::size_t { kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kColumnCount };
+constexpr std::string_view kColumnNames[kColumnCount] = {"config",    "outcome",   "time_s",   "cost_s",
+                                                         "compile_s", "occupancy", "registers"};
+
+void check_parallel(const Recording& recording) {
+  const std::size_t size = recording.space.configs.size();
+  const auto fits = [&](std::size_t other, bool optional) { return other == size || (optional && other == 0); };
+  if (!fits(recording.space.time.size(), false) || !fits(recording.space.cost_seconds.size(), false) ||
+      !fits(recording.outcome.size(), false) || !fits(recording.compile_seconds.size(), true) ||
+      !fits(recording.occupancy.size(), true) || recording.registers.size() != recording.occupancy.size())
+    throw std::invalid_argument(fmt::format(
+        "recording has {} configurations but {} times, {} costs, {} outcomes, {} compile times, {} occupancies and "
+        "{} register counts",
+        size, recording.space.time.size(), recording.space.cost_seconds.size(), recording.outcome.size(),
+        recording.compile_seconds.size(), recording.occupancy.size(), recording.registers.size()));
+}
+
+// The shortest text that reads back as the same double.
+std::string exact(double value) {
+  char buffer[32];
+  return {buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr};
+}
+
+void append_csv_field(std::string& line, std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    line += field;
+    return;
+  }
+  line += '"';
+  for (const char c : field) {
+    if (c == '"') line += '"';
+    line += c;
+  }
+  line += '"';
+}
+
+// RFC 4180 records, with the line each starts on.
+class CsvReader {
+ public:
+  explicit CsvReader(std::string_view text) : text_(text) {}
+
+  std::size_t line() const { return line_; }
+  bool at_end() const { return position_ >= text_.size(); }
+
+  // The rest of the current line, unparsed (for comments).
+  std::string_view peek_line() const {
+    const std::size_t end = text_.find('\n', position_);
+    std::string_view rest =
+        text_.substr(position_, end == std::string_view::npos ? std::string_view::npos : end - position_);
+    if (rest.ends_with('\r')) rest.remove_suffix(1);
+    return rest;
+  }
+
+  void skip_line() {
+    const std::size_t end = text_.find('\n', position_);
+    position_ = end == std::string_view::npos ? text_.size() : end + 1;
+    ++line_;
+  }
+
+  std::vector<std::string> record() {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    while (position_ < text_.size()) {
+      const char c = text_[position_++];
+      if (quoted) {
+        if (c != '"') {
+          if (c == '\n') ++line_;
+          fields.back() += c;
+        } else if (position_ < text_.size() && text_[position_] == '"') {
+          fields.back() += '"';
+          ++position_;
+        } else {
+          quoted = false;
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        fields.emplace_back();
+      } else if (c == '\n') {
+        ++line_;
+        break;
+      } else if (c != '\r') {
+        fields.back() += c;
+      }
+    }
+    if (quoted) throw std::runtime_error("a quoted field is not closed");
+    return fields;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t position_ = 0;
+  std::size_t line_ = 1;
+};
+
+double parse_number(std::string_view text, std::string_view column) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+    throw std::runtime_error(fmt::format("{} '{}' is not a number", column, text));
+  return value;
+}
+
+std::string format_recording(const Recording& recording) {
+  std::string text = fmt::format("{}{}\n", kMagic, kFormatVersion);
+  for (const auto& [key, value] :
+       {std::pair{"kernel", &recording.kernel}, {"problem", &recording.problem}, {"device", &recording.device}})
+    if (!value->empty()) text += fmt::format("# {}: {}\n", key, *value);
+
+  const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty();
+  std::vector<std::string_view> header(kColumnNames, kColumnNames + kCompileS);
+  if (has_compile) header.push_back(kColumnNames[kCompileS]);
+  if (has_model) header.insert(header.end(), {kColumnNames[kOccupancy], kColumnNames[kRegisters]});
+  text += fmt::format("{}\n", fmt::join(header, ","));
+
+  const RecordedSpace& space = recording.space;
+  for (std::size_t i = 0; i < space.configs.size(); ++i) {
+    append_csv_field(text, space.configs[i].to_string());
+    text += ',';
+    append_csv_field(text, recording.outcome[i]);
+    text += fmt::format(",{},{}", space.time[i] ? exact(*space.time[i]) : "", exact(space.cost_seconds[i]));
+    if (has_compile) text += fmt::format(",{}", exact(recording.compile_seconds[i]));
+    if (has_model) text += fmt::format(",{},{}", exact(recording.occupancy[i]), recording.registers[i]);
+    text += '\n';
+  }
+  return text;
+}
+
+Recording parse_recording(std::string_view text) {
+  CsvReader csv(text);
+  const std::string_view first = csv.peek_line();
+  if (!first.starts_with(kMagic)) throw std::runtime_error(fmt::format("it does not start with '{}'", kMagic));
+  if (const auto version = first.substr(kMagic.size()); version != std::to_string(kFormatVersion))
+    throw std::runtime_error(
+        fmt::format("format version {} is not supported (this blocktune reads {})", version, kFormatVersion));
+
+  Recording recording;
+  const std::map<std::string_view, std::string*> notes = {
+      {"kernel", &recording.kernel}, {"problem", &recording.problem}, {"device", &recording.device}};
+  for (; !csv.at_end() && csv.peek_line().starts_with('#'); csv.skip_line()) {
+    const std::string_view note = csv.peek_line().substr(1);
+    const std::size_t start = note.find_first_not_of(' '), colon = note.find(": ");
+    if (colon == std::string_view::npos || start >= colon) continue;
+    if (const auto found = notes.find(note.substr(start, colon - start)); found != notes.end())
+      *found->second = note.substr(colon + 2);
+  }
+
+  // Where each column is, by name: the optional ones may be missing.
+  const auto header = csv.record();
+  std::array<std::optional<std::size_t>, kColumnCount> where;
+  for (std::size_t field = 0; field < header.size(); ++field) {
+    const auto* name = std::find(std::begin(kColumnNames), std::end(kColumnNames), header[field]);
+    if (name == std::end(kColumnNames) || where[static_cast<std::size_t>(name - kColumnNames)])
+      throw std::runtime_error(fmt::format("the header has an unknown or repeated column '{}' (known: {})",
+                                           header[field], fmt::join(kColumnNames, ", ")));
+    where[static_cast<std::size_t>(name - kColumnNames)] = field;
+  }
+  for (const Column column : {kConfig, kOutcome, kTimeS, kCostS})
+    if (!where[column]) throw std::runtime_error(fmt::format("the header has no column '{}'", kColumnNames[column]));
+  if (where[kOccupancy].has_value() != where[kRegisters].has_value())
+    throw std::runtime_error("the header must have both occupancy and registers, or neither");
+
+  while (!csv.at_end()) {
+    const std::size_t line = csv.line();
+    const auto fields = csv.record();
+    if (fields.size() == 1 && fields[0].empty()) continue;  // a blank line
+    try {
+      if (fields.size() != header.size())
+        throw std::runtime_error(fmt::format("{} fields, expected {}", fields.size(), header.size()));
+      const auto field = [&](Column column) -> const std::string& { return fields[*where[column]]; };
+      const auto number = [&](Column column) { return parse_number(field(column), kColumnNames[column]); };
+      recording.space.configs.push_back(Config::parse(field(kConfig)));
+      recording.outcome.push_back(field(kOutcome));
+      recording.space.time.push_back(field(kTimeS).empty() ? std::nullopt : std::optional(number(kTimeS)));
+      recording.space.cost_seconds.push_back(number(kCostS));
+      if (where[kCompileS]) recording.compile_seconds.push_back(number(kCompileS));
+      if (where[kOccupancy]) {
+        recording.occupancy.push_back(number(kOccupancy));
+        recording.registers.push_back(static_cast<int>(number(kRegisters)));
+      }
+    } catch (const std::exception& error) {
+      throw std::runtime_error(fmt::format("line {}: {}", line, error.what()));
+    }
+  }
+  return recording;
+}
+
+}  // namespace
+
+std::vector<double> occupancy_model_score(const Recording& recording) {
+  if (recording.occupancy.empty()) return {};
+  // Rank the distinct (occupancy, registers) pairs: the best pair scores 0.
+  using Facts = std::tuple<double, int>;  // (-occupancy, registers): smaller is better
+  std::map<Facts, double> rank;
+  for (std::size_t i = 0; i < recording.occupancy.size(); ++i)
+    rank.emplace(Facts{-recording.occupancy[i], recording.registers[i]}, 0);
+  double next = 0;
+  for (auto& entry : rank) entry.second = next++;
+  std::vector<double> scores;
+  scores.reserve(recording.occupancy.size());
+  for (std::size_t i = 0; i < recording.occupancy.size(); ++i)
+    scores.push_back(rank.at(Facts{-recording.occupancy[i], recording.registers[i]}));
+  return scores;
+}
+
+Recording read_recording(const std::filesystem::path& path) {
+  const std::string text = detail::read_text_file(path);
+  try {
+    return parse_recording(text);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("cannot read recorded space '{}': {}", path.string(), error.what()));
+  }
+}
+
+void write_recording(const std::filesystem::path& path, const Recording& recording) {
+  check_parallel(recording);
+  detail::write_text_file(path, format_recording(recording), path.extension() == ".gz");
+}
+
+Recording read_kernel_tuner_recording(const std::filesystem::path& path) {
+  Recording recording;
+  recording.space = load_kernel_tuner_cache(path);
+  for (const auto& time : recording.space.time) recording.outcome.emplace_back(time ? "ok" : "failed");
+  return recording;
+}
+
+}  // namespace blocktune

@@ -1,0 +1,145 @@
+#include <catch2/catch.hpp>
+
+#include <blocktune/cli_replay.hpp>
+#include <blocktune/recording.hpp>
+#include <blocktune/report.hpp>
+
+#include <fstream>
+
+#include "cli_run.hpp"
+#include "replay_test_util.hpp"
+#include "temp_dir.hpp"
+
+using namespace blocktune;
+using blocktune::test::make_tiny_database;
+using blocktune::test::TempDir;
+
+namespace {
+
+blocktune::test::CliRun replay_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "replay");
+  return blocktune::test::run_cli(
+      [](CLI::App& app, std::ostream& out, std::ostream& err) {
+        add_replay_commands(app, "/nonexistent/default.db", out, err);
+      },
+      std::move(args));
+}
+
+}  // namespace
+
+TEST_CASE("replay export-space writes a session as a recorded space") {
+  const TempDir dir;
+  const auto database = (dir / "tiny.db").string();
+  make_tiny_database(database);
+
+  const auto file = dir / "tiny.csv.gz";
+  const auto exported = replay_cli(
+      {"export-space", "--db", database, "--kernel", "tiny", "--problem", "64x64", "--output", file.string()});
+  INFO(exported.err);
+  REQUIRE(exported.code == 0);
+  CHECK_THAT(exported.out, Catch::Contains("tiny 64x64 on NVIDIA H100 80GB HBM3, 5 configurations (2 failed)"));
+
+  const Recording read = read_recording(file);
+  const Recording stored =
+      recordings_from_database(read_database(database), {.kernel = "tiny", .problem = ProblemSize::parse("64x64")})
+          .front();
+  CHECK(read.kernel == stored.kernel);
+  CHECK(read.problem == stored.problem);
+  CHECK(read.device == stored.device);
+  CHECK(read.space.configs == stored.space.configs);
+  CHECK(read.space.time == stored.space.time);
+  CHECK(read.space.cost_seconds == stored.space.cost_seconds);
+  CHECK(read.outcome == stored.outcome);
+  CHECK(read.compile_seconds == stored.compile_seconds);
+  CHECK(read.occupancy == stored.occupancy);
+  CHECK(read.registers == stored.registers);
+
+  // Every session into a folder, named after kernel, problem and device.
+  const auto all = replay_cli({"export-space", "--db", database, "--output-dir", (dir / "spaces").string()});
+  REQUIRE(all.code == 0);
+  for (const char* name :
+       {"tiny-64x64-h100-80gb-hbm3.csv.gz", "tiny-128x128-h100-80gb-hbm3.csv.gz", "other-1024-a100-sxm4-40gb.csv.gz"})
+    CHECK(std::filesystem::exists(dir / "spaces" / name));
+
+  const auto ambiguous = replay_cli({"export-space", "--db", database, "--kernel", "tiny", "--output", file.string()});
+  CHECK(ambiguous.code == 1);
+  CHECK_THAT(ambiguous.err,
+             Catch::Contains("blocktune replay export-space: --output takes one session, the selection has 2"));
+  const auto nowhere = replay_cli({"export-space", "--db", database});
+  CHECK(nowhere.code == 1);
+  CHECK_THAT(nowhere.err, Catch::Contains("give --output FILE or --output-dir DIR"));
+  const auto unknown = replay_cli({"export-space", "--db", database, "--kernel", "huge", "--output", file.string()});
+  CHECK(unknown.code == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("no tuning session of kernel huge") && Catch::Contains("tiny 128x128"));
+}
+
+TEST_CASE("replay run compares strategies on files, databases and imports") {
+  const TempDir dir;
+  const auto database = (dir / "tiny.db").string();
+  make_tiny_database(database, false);  // a T4 file holds one session
+  write_report(read_database(database), {.kernel = "tiny", .problem = ProblemSize::parse("64x64")}, ReportFormat::t4,
+               dir / "tiny-t4.json");
+  REQUIRE(replay_cli({"export-space", "--db", database, "--output-dir", dir.path().string()}).code == 0);
+
+  const auto from_file = replay_cli({"run", "--space", (dir / "tiny-64x64-h100-80gb-hbm3.csv.gz").string(),
+                                     "--strategies", "random,surrogate", "--seeds", "4"});
+  INFO(from_file.err);
+  REQUIRE(from_file.code == 0);
+  CHECK_THAT(from_file.out, Catch::Contains("tiny 64x64 on NVIDIA H100 80GB HBM3") &&
+                                Catch::Contains("5 configurations (2 failed), optimum 1.5 ms") &&
+                                Catch::Contains("4 seeds") && Catch::Contains("surrogate (default)") &&
+                                Catch::Contains("random"));
+  CHECK_THAT(from_file.out, !Catch::Contains("overview"));
+
+  const auto from_database = replay_cli({"run", "--db", database, "--kernel", "tiny", "--seeds", "2"});
+  REQUIRE(from_database.code == 0);
+  CHECK_THAT(from_database.out, Catch::Contains("tiny 128x128") && Catch::Contains("overview") &&
+                                    Catch::Contains("[2] tiny 128x128 on NVIDIA H100 80GB HBM3"));
+  for (const auto& name : strategy_names()) CHECK_THAT(from_database.out, Catch::Contains(name));
+
+  const auto from_t4 =
+      replay_cli({"run", "--t4", (dir / "tiny-t4.json").string(), "--strategies", "model", "--seeds", "2"});
+  REQUIRE(from_t4.code == 0);
+  CHECK_THAT(from_t4.out, Catch::Contains("model scores: recorded occupancy, then registers"));
+
+  const auto from_cache =
+      replay_cli({"run", "--kernel-tuner-cache", BLOCKTUNE_TEST_DATA_DIR "/search/kernel_tuner_cache.json",
+                  "--strategies", "model,exhaustive", "--seeds", "2"});
+  REQUIRE(from_cache.code == 0);
+  CHECK_THAT(from_cache.out, Catch::Contains("model scores: none (no occupancy recorded)") &&
+                                 Catch::Contains("not run: the model strategy needs model scores") &&
+                                 Catch::Contains("kernel_tuner_cache.json"));
+
+  const auto without_model = replay_cli(
+      {"run", "--t4", (dir / "tiny-t4.json").string(), "--no-model", "--strategies", "model", "--seeds", "2"});
+  CHECK_THAT(without_model.out, Catch::Contains("none (--no-model)") && Catch::Contains("not run"));
+}
+
+TEST_CASE("replay run reports what it cannot do in one line") {
+  const auto nothing = replay_cli({"run"});
+  CHECK(nothing.code == 1);
+  CHECK_THAT(nothing.err, Catch::Contains("blocktune replay run: nothing to replay"));
+
+  const std::string space = BLOCKTUNE_TEST_DATA_DIR "/spaces/stencil3d_r1-512x512x512-h100-80gb-hbm3.csv.gz";
+  const auto unknown = replay_cli({"run", "--space", space, "--strategies", "random,hyperband"});
+  CHECK(unknown.code == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("unknown search strategy 'hyperband'"));
+  CHECK(unknown.out.empty());  // checked before any replay
+
+  CHECK(replay_cli({"run", "--space", space, "--seeds", "0"}).code == 1);
+  CHECK(replay_cli({"run", "--space", "/nonexistent.csv.gz"}).code != 0);
+  CHECK(replay_cli({"run", "--space", space, "--budget-fraction", "1.5"}).code != 0);
+  // A space where nothing succeeded has nothing to compare, and does not stop the others.
+  const TempDir dir;
+  std::ofstream(dir / "failed.csv") << "# blocktune recorded space 1\nconfig,outcome,time_s,cost_s\n"
+                                       "\"a=1\",compile_error,,1\n\"a=2\",timeout,,2\n";
+  const auto hopeless = replay_cli({"run", "--space", (dir / "failed.csv").string(), space, "--seeds", "2",
+                                    "--strategies", "random"});
+  CHECK(hopeless.code == 0);
+  CHECK_THAT(hopeless.out, Catch::Contains("2 configurations, none succeeded: nothing to compare") &&
+                               Catch::Contains("stencil3d_r1 512x512x512") && Catch::Contains("overview"));
+
+  const auto missing_database = replay_cli({"run", "--kernel", "tiny"});
+  CHECK(missing_database.code == 1);
+  CHECK_THAT(missing_database.err, Catch::Contains("/nonexistent/default.db"));
+}

@@ -1,0 +1,130 @@
+#include <catch2/catch.hpp>
+
+#include <blocktune/recording.hpp>
+#include <blocktune/report.hpp>
+
+#include <fstream>
+
+#include "replay_test_util.hpp"
+#include "temp_dir.hpp"
+
+using namespace blocktune;
+using blocktune::test::make_tiny_database;
+using blocktune::test::TempDir;
+
+namespace {
+
+const std::filesystem::path kSearchData = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "search";
+
+std::vector<std::string> texts(const std::vector<Config>& configs) {
+  std::vector<std::string> result;
+  for (const Config& config : configs) result.push_back(config.to_string());
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("Tuning sessions become recorded spaces without the rejected configurations") {
+  const TempDir dir;
+  make_tiny_database(dir / "tiny.db");
+  const DatabaseContents contents = read_database(dir / "tiny.db");
+
+  const auto recordings =
+      recordings_from_database(contents, {.kernel = "tiny", .problem = ProblemSize::parse("64x64")});
+  REQUIRE(recordings.size() == 1);  // the newer source version's session replaces the older one
+  const Recording& recording = recordings.front();
+  CHECK(recording.kernel == "tiny");
+  CHECK(recording.problem == "64x64");
+  CHECK(recording.device == "NVIDIA H100 80GB HBM3");
+  CHECK(texts(recording.space.configs) ==
+        std::vector<std::string>{"block_x=64,variant=plain", "block_x=64,variant=vec4", "block_x=128,variant=plain",
+                                 "block_x=128,variant=vec4", "block_x=256,variant=plain"});
+  CHECK(recording.outcome == std::vector<std::string>{"ok", "ok", "compile_error", "wrong_result", "ok"});
+  CHECK(recording.space.time ==
+        std::vector<std::optional<double>>{2.0 / 1e3, 1.5 / 1e3, std::nullopt, std::nullopt, 3.0 / 1e3});
+  CHECK(recording.space.cost_seconds == std::vector<double>{0.7625, 0.7625, 0.25, 0.25, 0.7625});
+  CHECK(recording.compile_seconds == std::vector<double>(5, 0.25));
+  CHECK(recording.occupancy == std::vector<double>{1.0, 0.5, 0.0, 0.5, 0.75});
+  CHECK(recording.registers == std::vector<int>{16, 40, 0, 40, 16});
+  CHECK(occupancy_model_score(recording) == std::vector<double>{0, 2, 3, 2, 1});
+
+  CHECK(recordings_from_database(contents, {.kernel = "tiny"}).size() == 2);
+  CHECK(recordings_from_database(contents, {.device = "h100"}).size() == 2);
+  CHECK(recordings_from_database(contents, {.device = "GPU-00000000-0000-0000-0000-0000000000B2"}).front().kernel ==
+        "other");
+  CHECK(recordings_from_database(contents, {}).size() == 3);
+  CHECK_THROWS_WITH(recordings_from_database(contents, {.kernel = "tiny", .device = "A100"}),
+                    Catch::Contains("no tuning session of kernel tiny, problem any, device A100") &&
+                        Catch::Contains("tiny 64x64 on NVIDIA H100 80GB HBM3") &&
+                        Catch::Contains("other 1024 on NVIDIA A100-SXM4-40GB"));
+}
+
+TEST_CASE("Kernel Tuner caches are imported as recordings without a model") {
+  const Recording recording = read_kernel_tuner_recording(kSearchData / "kernel_tuner_cache.json");
+  REQUIRE(recording.space.configs.size() == 5);
+  CHECK(recording.outcome == std::vector<std::string>{"ok", "ok", "failed", "ok", "failed"});
+  CHECK(recording.space.cost_seconds[1] == Approx(1.0));
+  CHECK(recording.occupancy.empty());
+  CHECK(occupancy_model_score(recording).empty());
+}
+
+TEST_CASE("blocktune's T4 export reads back as the database's recording") {
+  const TempDir dir;
+  make_tiny_database(dir / "tiny.db", false);  // a T4 file holds one session
+  const DatabaseContents contents = read_database(dir / "tiny.db");
+  const ReportFilter filter{.kernel = "tiny", .problem = ProblemSize::parse("64x64")};
+  write_report(contents, filter, ReportFormat::t4, dir / "tiny-t4.json");
+
+  const Recording from_t4 = read_t4_recording(dir / "tiny-t4.json");
+  const Recording expected = recordings_from_database(contents, {.kernel = "tiny", .problem = filter.problem}).front();
+  CHECK(from_t4.kernel == "tiny");
+  CHECK(from_t4.problem == "64x64");
+  CHECK(from_t4.device == expected.device);
+  CHECK(texts(from_t4.space.configs) == texts(expected.space.configs));
+  CHECK(from_t4.space.time == expected.space.time);
+  CHECK(from_t4.outcome == std::vector<std::string>{"ok", "ok", "compile", "correctness", "ok"});
+  REQUIRE(from_t4.space.cost_seconds.size() == expected.space.cost_seconds.size());
+  for (std::size_t i = 0; i < expected.space.cost_seconds.size(); ++i) {
+    CHECK(from_t4.space.cost_seconds[i] == Approx(expected.space.cost_seconds[i]));
+    CHECK(from_t4.compile_seconds[i] == Approx(expected.compile_seconds[i]));
+  }
+  // blocktune writes occupancy and registers for successful trials only.
+  CHECK(from_t4.occupancy == std::vector<double>{1.0, 0.5, 0.0, 0.0, 0.75});
+  CHECK(occupancy_model_score(from_t4) == std::vector<double>{0, 2, 3, 3, 1});
+}
+
+TEST_CASE("Kernel Tuner's T4 results are imported") {
+  const TempDir dir;
+  std::ofstream(dir / "kt.json") << R"({"schema_version": "1.0.0", "results": [
+    {"timestamp": "2024-01-01 00:00:00", "configuration": {"block_size_x": 128, "tile": 2.0, "fraction": 0.5},
+     "times": {"compilation": 900.0, "benchmark": 100.0, "framework": 5.0, "search_algorithm": 1.0,
+               "validation": 10.0, "runtimes": [1.25, 1.25]},
+     "invalidity": "correct", "correctness": 1, "objectives": ["time"],
+     "measurements": [{"name": "time", "value": 1.25, "unit": "ms"}]},
+    {"configuration": {"block_size_x": 1024, "tile": 1, "fraction": 0.5}, "times": {"compilation": 0},
+     "invalidity": "constraints", "correctness": 1, "measurements": []},
+    {"configuration": {"block_size_x": 64, "tile": 1, "fraction": 0.5}, "times": {"compilation": 400.0},
+     "invalidity": "compile", "correctness": 1, "objectives": ["time"], "measurements": []},
+    {"configuration": {"block_size_x": 256, "tile": 1, "fraction": 0.5}, "times": {"benchmark": 20.0},
+     "invalidity": "correct", "correctness": 1, "objectives": ["GFLOP/s"],
+     "measurements": [{"name": "GFLOP/s", "value": 2.0, "unit": "s"}]}]})";
+  const Recording recording = read_t4_recording(dir / "kt.json");
+  CHECK(texts(recording.space.configs) == std::vector<std::string>{"block_size_x=128,tile=2,fraction=0.5",
+                                                                   "block_size_x=64,tile=1,fraction=0.5",
+                                                                   "block_size_x=256,tile=1,fraction=0.5"});
+  CHECK(recording.space.time == std::vector<std::optional<double>>{1.25e-3, std::nullopt, 2.0});
+  CHECK(recording.outcome == std::vector<std::string>{"ok", "compile", "ok"});
+  CHECK(recording.space.cost_seconds[0] == Approx(1.01));  // compilation, validation and benchmark
+  CHECK(recording.space.cost_seconds[1] == Approx(0.4));
+  CHECK(recording.compile_seconds[0] == Approx(0.9));
+  CHECK(recording.occupancy.empty());
+  CHECK(recording.kernel.empty());
+
+  std::ofstream(dir / "no-time.json") << R"({"results": [{"configuration": {"a": 1}, "times": {},
+    "invalidity": "correct", "measurements": [{"name": "registers", "value": 3}]}]})";
+  CHECK_THROWS_WITH(read_t4_recording(dir / "no-time.json"), Catch::Contains("no-time.json") &&
+                                                                 Catch::Contains("result 0") &&
+                                                                 Catch::Contains("no measurement 'time'"));
+  std::ofstream(dir / "not-json.json") << "{\"results\": [";
+  CHECK_THROWS_WITH(read_t4_recording(dir / "not-json.json"), Catch::Contains("cannot read T4 results"));
+}

@@ -1,0 +1,161 @@
+#include <catch2/catch.hpp>
+
+#include <blocktune/recording.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "replay_test_util.hpp"
+#include "temp_dir.hpp"
+
+using namespace blocktune;
+using blocktune::test::committed_space;
+using blocktune::test::committed_spaces;
+using blocktune::test::TempDir;
+
+namespace {
+
+// Three configurations, one failed, one with a string that needs quoting in
+// both the configuration text and the CSV.
+Recording tricky_recording() {
+  Recording recording{.kernel = "tiny", .problem = "64x64", .device = "Some GPU, rev. \"B\""};
+  recording.space.configs = {Config::parse("block_x=64,variant=plain"),
+                             Config::parse("block_x=64,variant=\"v,\\\"4\\\"\""),
+                             Config::parse("block_x=128,variant=plain")};
+  recording.space.time = {0.1 + 0.2, std::nullopt, 1.0 / 3};
+  recording.space.cost_seconds = {0.7, 0.25, 1e-7};
+  recording.outcome = {"ok", "compile_error", "ok"};
+  recording.compile_seconds = {0.5, 0.25, 0.0};
+  recording.occupancy = {1.0, 0.0, 2.0 / 3};
+  recording.registers = {16, 0, 255};
+  return recording;
+}
+
+void check_equal(const Recording& read, const Recording& written) {
+  CHECK(read.kernel == written.kernel);
+  CHECK(read.problem == written.problem);
+  CHECK(read.device == written.device);
+  CHECK(read.space.configs == written.space.configs);
+  CHECK(read.space.time == written.space.time);  // exactly: numbers are written to round-trip
+  CHECK(read.space.cost_seconds == written.space.cost_seconds);
+  CHECK(read.outcome == written.outcome);
+  CHECK(read.compile_seconds == written.compile_seconds);
+  CHECK(read.occupancy == written.occupancy);
+  CHECK(read.registers == written.registers);
+}
+
+void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
+
+const std::string kHeader = "# blocktune recorded space 1\nconfig,outcome,time_s,cost_s\n";
+
+}  // namespace
+
+TEST_CASE("Every committed recorded space loads and is well-formed") {
+  const auto files = committed_spaces();
+  for (const auto& kernel : {"stencil3d_r1", "stencil3d_r2", "stencil3d_r4"})
+    CHECK(std::find(files.begin(), files.end(), committed_space(kernel)) != files.end());
+
+  for (const auto& file : files) {
+    INFO(file.string());
+    CHECK(std::filesystem::file_size(file) < 512 * 1024);
+    const Recording recording = read_recording(file);
+    CHECK_FALSE(recording.kernel.empty());
+    CHECK(ProblemSize::parse(recording.problem).dims.size() >= 1);
+    CHECK(recording.device == "NVIDIA H100 80GB HBM3");
+
+    const RecordedSpace& space = recording.space;
+    const std::size_t size = space.configs.size();
+    CHECK(size > 1000);
+    REQUIRE(space.time.size() == size);
+    REQUIRE(space.cost_seconds.size() == size);
+    REQUIRE(recording.outcome.size() == size);
+    REQUIRE(recording.compile_seconds.size() == size);
+    REQUIRE(recording.occupancy.size() == size);
+    REQUIRE(recording.registers.size() == size);
+
+    std::set<std::string> distinct;
+    for (std::size_t i = 0; i < size; ++i) {
+      distinct.insert(space.configs[i].to_string());
+      CHECK(space.configs[i].entries().size() == space.configs[0].entries().size());
+      CHECK(space.time[i].has_value() == (recording.outcome[i] == "ok"));
+      if (space.time[i]) CHECK((std::isfinite(*space.time[i]) && *space.time[i] > 0));
+      CHECK(recording.outcome[i] != "rejected_by_constraint");
+      CHECK(space.cost_seconds[i] >= recording.compile_seconds[i]);
+      CHECK((recording.occupancy[i] >= 0 && recording.occupancy[i] <= 1));
+    }
+    CHECK(distinct.size() == size);
+    CHECK_NOTHROW(RandomBaseline(space));
+  }
+}
+
+TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
+  const TempDir dir;
+  const Recording written = tricky_recording();
+
+  write_recording(dir / "space.csv.gz", written);
+  check_equal(read_recording(dir / "space.csv.gz"), written);
+  std::ifstream compressed(dir / "space.csv.gz", std::ios::binary);
+  CHECK(compressed.get() == 0x1f);  // the gzip magic
+  CHECK(compressed.get() == 0x8b);
+
+  write_recording(dir / "space.csv", written);
+  check_equal(read_recording(dir / "space.csv"), written);
+  std::ifstream plain(dir / "space.csv");
+  std::string first_line;
+  std::getline(plain, first_line);
+  CHECK(first_line == "# blocktune recorded space 1");
+  CHECK_FALSE(std::filesystem::exists(dir / "space.csv.partial"));
+
+  // Compile times and the occupancy model's inputs are optional.
+  Recording bare = written;
+  bare.compile_seconds.clear();
+  bare.occupancy.clear();
+  bare.registers.clear();
+  write_recording(dir / "bare.csv.gz", bare);
+  check_equal(read_recording(dir / "bare.csv.gz"), bare);
+
+  Recording ragged = written;
+  ragged.registers.pop_back();
+  CHECK_THROWS_AS(write_recording(dir / "ragged.csv.gz", ragged), std::invalid_argument);
+  CHECK_THROWS_WITH(write_recording(dir / "missing/folder/space.csv.gz", written), Catch::Contains("cannot write"));
+}
+
+TEST_CASE("Malformed recorded-space files are reported with the file and line") {
+  const TempDir dir;
+  const auto check = [&](const std::string& text, const std::string& message) {
+    INFO(text);
+    write_text(dir / "bad.csv", text);
+    CHECK_THROWS_WITH(read_recording(dir / "bad.csv"), Catch::Contains("bad.csv") && Catch::Contains(message));
+  };
+  check("config,outcome,time_s,cost_s\n", "does not start with '# blocktune recorded space '");
+  check("# blocktune recorded space 2\n", "format version 2 is not supported");
+  check("# blocktune recorded space 1\nconfig,outcome,time_s\n", "no column 'cost_s'");
+  check("# blocktune recorded space 1\nconfig,outcome,time_s,cost_s,speed\n", "unknown or repeated column 'speed'");
+  check("# blocktune recorded space 1\nconfig,outcome,time_s,cost_s,occupancy\n", "both occupancy and registers");
+  check(kHeader + "\"a=1\",ok,0.5,1\n\"a=2\",ok,fast,1\n", "line 4: time_s 'fast' is not a number");
+  check(kHeader + "\"a=1\",ok,0.5\n", "line 3: 3 fields, expected 4");
+  check(kHeader + "\"a=1,ok,0.5,1\n", "quoted field is not closed");
+  check(kHeader + "\"a=\"\"x\",ok,0.5,1\n", "line 3: ");
+  CHECK_THROWS_WITH(read_recording(dir / "missing.csv.gz"),
+                    Catch::Contains("cannot open") && Catch::Contains("missing.csv.gz"));
+
+  // Notes that are not known keys, blank lines and CRLF line ends are fine.
+  write_text(dir / "good.csv", "# blocktune recorded space 1\r\n# kernel: k\r\n# measured by: hand\r\n" +
+                                   kHeader.substr(29) + "\"a=1,b=x\",ok,0.5,1\r\n\r\n\"a=2,b=x\",timeout,,2\r\n");
+  const Recording good = read_recording(dir / "good.csv");
+  CHECK(good.kernel == "k");
+  REQUIRE(good.space.configs.size() == 2);
+  CHECK(good.space.time[0] == 0.5);
+  CHECK_FALSE(good.space.time[1].has_value());
+  CHECK(good.outcome[1] == "timeout");
+  CHECK(good.occupancy.empty());
+}
+
+TEST_CASE("The occupancy model ranks higher occupancy first, then fewer registers") {
+  Recording recording;
+  recording.occupancy = {0.5, 1.0, 1.0, 0.5, 1.0, 0.0};
+  recording.registers = {32, 40, 32, 32, 32, 0};
+  CHECK(occupancy_model_score(recording) == std::vector<double>{2, 1, 0, 2, 0, 3});
+  CHECK(occupancy_model_score(Recording{}).empty());
+}
