@@ -42,6 +42,14 @@ int main(int argc, char** argv) {
   devices->add_flag("--json", devices_json, "print JSON");
   devices->callback([&] { status = cli::list_devices(devices_target, devices_json); });
 
+  cli::CharacterizeArgs characterize_args;
+  characterize_args.database = default_db;
+  auto* characterize = app.add_subcommand("characterize", "measure the GPU's bandwidths, latencies, arithmetic throughput and launch "
+                                                          "overhead with microbenchmarks and store them for the execution-time model");
+  characterize->add_option("--device,-d", characterize_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  characterize->add_option("--db", characterize_args.database, "tuning database")->default_val(default_db.string());
+  characterize->callback([&] { status = cli::characterize(characterize_args); });
+
   app.add_subcommand("kernels", "list the built-in kernels")->callback([&] { status = cli::list_kernels(); });
 
   cli::PlanArgs plan_args;

@@ -1,6 +1,8 @@
 #include "commands.hpp"
 
+#include <blocktune/characterize.hpp>
 #include <blocktune/kernels.hpp>
+#include <blocktune/prediction.hpp>
 #include <blocktune/report.hpp>
 #include <blocktune/spec.hpp>
 #include <blocktune/store.hpp>
@@ -106,15 +108,16 @@ void print_device(const DeviceInfo& d) {
                d.driver_version / 1000, d.driver_version % 1000 / 10);
 }
 
-void print_plan_row(const PlanEntry& e, std::size_t width) {
+void print_plan_row(const PlanEntry& e, std::size_t width, const Prediction* prediction = nullptr) {
   if (!e.launchable()) {
     fmt::print("  {:<{}} {}\n", e.config.to_string(), width, e.reason());
     return;
   }
   const auto& u = e.variant.usage;
-  fmt::print("  {:<{}} {:>4} {:>7} {:>6} {:>6}  {:>3} {:>5.0f}%  {}\n", e.config.to_string(), width, u.registers,
+  fmt::print("  {:<{}} {:>4} {:>7} {:>6} {:>6}  {:>3} {:>5.0f}%  {:<22} {:>9}  {}\n", e.config.to_string(), width, u.registers,
              u.static_smem + static_cast<int>(e.resolved.shape.dynamic_smem), u.spill_stores + u.spill_loads, u.stack_bytes,
-             e.occupancy.blocks_per_sm, 100 * e.occupancy.fraction, e.occupancy.limiting_factor());
+             e.occupancy.blocks_per_sm, 100 * e.occupancy.fraction, e.occupancy.limiting_factor(),
+             prediction ? fmt::format("{:.4f}", prediction->seconds * 1e3) : "", prediction ? prediction->bound() : "");
 }
 
 void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
@@ -127,13 +130,15 @@ void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
   for (int percent : carveout_steps(plan.device)) steps.push_back(fmt::format("{}%={}", percent, kib(carveout_bytes(plan.device, percent))));
   fmt::print("carveout steps (shared memory per SM): {}\n\n", fmt::join(steps, " "));
 
-  const auto ranked = rank_by_occupancy(plan);
+  // Ranked by the execution-time model, with the architecture's published
+  // parameters (a GPU's characterisation is used by `tune`).
+  const auto ranked = rank_by_model(kernel, plan, model_parameters(plan.device));
   std::size_t width = 36;
   for (const PlanEntry& e : plan.entries) width = std::max(width, e.config.to_string().size());
-  fmt::print("  {:<{}} {:>4} {:>7} {:>6} {:>6}  {:>3} {:>6}  {}\n", "configuration (ranked by occupancy)", width, "regs", "smem B",
-             "spill", "stack", "blk", "occup", "limited by");
+  fmt::print("  {:<{}} {:>4} {:>7} {:>6} {:>6}  {:>3} {:>6}  {:<22} {:>9}  {}\n", "configuration (ranked by predicted time)", width, "regs",
+             "smem B", "spill", "stack", "blk", "occup", "limited by", "pred ms", "bound");
   const std::size_t shown = all ? ranked.size() : std::min(ranked.size(), kPlanRowsShown);
-  for (std::size_t i = 0; i < shown; ++i) print_plan_row(*ranked[i], width);
+  for (std::size_t i = 0; i < shown; ++i) print_plan_row(*ranked[i].entry, width, &ranked[i].prediction);
   if (shown < ranked.size()) fmt::print("  ... {} more (--all lists them)\n", ranked.size() - shown);
 
   std::map<std::string, std::size_t> reasons;
@@ -179,6 +184,24 @@ int list_devices(const Target& target, bool json) {
     return 0;
   }
   for (const DeviceInfo& d : devices) print_device(d);
+  return 0;
+}
+
+int characterize(const CharacterizeArgs& args) {
+  const DeviceInfo device = query_device(args.device);  // throws GpuUnavailable with no driver
+  std::filesystem::create_directories(std::filesystem::absolute(args.database).parent_path());
+  Store store = Store::open(args.database);
+  fmt::print("characterizing GPU {} ({}) into {}\n", args.device, device.name, args.database.string());
+  std::fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
+  const auto measured = blocktune::characterize(args.device, microbenchmark_source(), VariantCompiler(), [](const DeviceMeasurement& m) {
+    fmt::print("  {:<24} {:>12.2f} {:<8} {}\n", m.name, m.value, m.unit, m.what);
+    std::fflush(stdout);
+  });
+  const std::int64_t device_id = store.upsert_device(to_record(device));
+  for (const DeviceMeasurement& m : measured) store.set_device_metric(device_id, m.name, m.value, m.unit);
+  fmt::print("{} measurements stored in {:.1f} s\n", measured.size(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return 0;
 }
 

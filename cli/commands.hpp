@@ -65,7 +65,13 @@ struct BenchStencilArgs {
   bool f64 = false;
 };
 
+struct CharacterizeArgs {
+  int device = 0;
+  std::filesystem::path database;
+};
+
 int list_devices(const Target& target, bool json);
+int characterize(const CharacterizeArgs& args);
 int list_kernels();
 int plan(const PlanArgs& args);
 int tune(const TuneArgs& args);

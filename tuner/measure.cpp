@@ -2,6 +2,7 @@
 // configuration checked against the reference on the GPU, then timed.
 #include "measurement_session.hpp"
 
+#include <blocktune/prediction.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 #include <blocktune/worker.hpp>
@@ -462,7 +463,10 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   for (const PlanEntry& entry : plan.entries)
     if (!entry.launchable() && !stored.contains(entry.config.to_string())) store.add_trial(device_id, kernel_id, problem_id, static_trial(entry));
 
-  const std::vector<const PlanEntry*> ranked = rank_by_occupancy(plan);
+  // Measured in the order the execution-time model predicts, fastest first,
+  // with the device's characterisation where `blocktune characterize` stored one.
+  std::vector<const PlanEntry*> ranked;
+  for (const RankedEntry& r : rank_by_model(kernel, plan, model_parameters(device, store.device_metrics(device_id)))) ranked.push_back(r.entry);
   if (ranked.empty()) {
     result.stopped = "no configuration can launch (see `blocktune plan`)";
     return result;

@@ -22,6 +22,9 @@ KernelDescription faults();
 // The 3D star stencil of `radius` (1 to 5), FP32 or FP64, named "stencil3d_r<radius>" ("..._f64").
 KernelDescription stencil3d(int radius, ElementType type = ElementType::f32);
 
+// The microbenchmark kernels of `blocktune characterize` (microbench.cu).
+std::string_view microbenchmark_source();
+
 std::vector<std::string> builtin_kernel_names();
 // A built-in kernel by name, or a tuning spec by path (a file ending in .json,
 // or "spec:PATH"); also "builtin:NAME". Sets KernelDescription::origin so a

@@ -3,6 +3,7 @@
 // written in C++ (kernels/); spec files are the same description written down.
 #pragma once
 
+#include <blocktune/model.hpp>
 #include <blocktune/runtime.hpp>
 #include <blocktune/space.hpp>
 
@@ -92,6 +93,9 @@ struct KernelDescription {
   std::string default_config;          // canonical text of the configuration to compare against
   std::string bytes_moved;             // expression for effective bandwidth (GB/s); empty if none
   std::string flops;                   // expression for GFLOP/s; empty if none
+  // What a configuration moves and executes, for the execution-time model;
+  // unset or nullopt: bytes_moved and flops, the same for every configuration.
+  std::function<std::optional<KernelWork>(const ProblemSize& problem, const Config& config)> work;
 
   // Where the expected outputs come from, the first that is set:
   // 1. a host function: from the initial buffers (outputs included, for kernels

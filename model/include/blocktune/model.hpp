@@ -1,0 +1,89 @@
+// An execution-time model for one kernel launch, without CUDA: a roofline
+// over the memory levels and the instruction issue, combined softly because
+// the units overlap imperfectly, plus the latency of each warp's chain of
+// dependent memory rounds that the resident warps cannot hide (the MWP-CWP
+// idea of Hong and Kim, ISCA 2009, reduced to what a tuner can count).
+#pragma once
+
+#include <map>
+#include <vector>
+#include <string>
+#include <string_view>
+
+namespace blocktune {
+
+// What the model needs to know of a GPU. Every field has a metric name
+// (device_parameter_names) under which `blocktune characterize` stores its
+// measurement; missing ones come from the architecture's published figures.
+struct DeviceParameters {
+  int sm_count = 0;
+  double sm_clock_hz = 0;
+  int max_warps_per_sm = 64;
+  double dram_bandwidth = 0;       // bytes/s, read + written (device-to-device copy)
+  double l2_bandwidth = 0;         // bytes/s between L2 and the SMs
+  double l1_bytes_per_clock = 128; // per SM: L1 load wavefronts of 128 B per clock
+  double shared_bytes_per_clock = 128;  // per SM
+  double issue_per_clock = 4;      // warp instructions per clock per SM (4 schedulers)
+  double l1_bytes = 256 * 1024;    // L1 + shared memory per SM
+  double fma_latency_cycles = 4;   // a dependent instruction of one warp
+  double l1_latency_cycles = 40, shared_latency_cycles = 30, l2_latency_cycles = 263;
+  double dram_latency_cycles = 600;  // under load: what a dependent round waits
+  double launch_overhead_s = 4e-6;
+};
+
+// Metric names (as stored in the database) and their units.
+struct ParameterMetric {
+  std::string_view name, unit;
+};
+inline constexpr ParameterMetric kCopyBandwidth{"copy_bandwidth_gbs", "GB/s"};
+inline constexpr ParameterMetric kL2Bandwidth{"l2_bandwidth_gbs", "GB/s"};
+inline constexpr ParameterMetric kSharedBandwidth{"shared_bandwidth_gbs", "GB/s"};
+inline constexpr ParameterMetric kL1Latency{"l1_latency_cycles", "cycles"};
+inline constexpr ParameterMetric kSharedLatency{"shared_latency_cycles", "cycles"};
+inline constexpr ParameterMetric kL2Latency{"l2_latency_cycles", "cycles"};
+inline constexpr ParameterMetric kDramLatency{"dram_latency_cycles", "cycles"};
+inline constexpr ParameterMetric kLaunchOverhead{"launch_overhead_us", "us"};
+inline constexpr ParameterMetric kSmClock{"sm_clock_mhz", "MHz"};
+inline constexpr ParameterMetric kFmaLatency{"fma_latency_cycles", "cycles"};
+
+// Replaces the parameters the metrics name (as `blocktune characterize`
+// stores them); the rest stay as they are.
+DeviceParameters with_metrics(DeviceParameters parameters, const std::map<std::string, double, std::less<>>& metrics);
+
+// What one launch does, counted for the whole grid.
+struct KernelWork {
+  double dram_bytes = 0;      // to and from DRAM
+  double l2_bytes = 0;        // between L2 and the SMs (L1 misses)
+  double l1_wavefronts = 0;   // 128-byte L1 load/store wavefronts
+  double shared_wavefronts = 0;  // shared-memory wavefronts, bank conflicts included
+  double warp_instructions = 0;
+  // Each thread runs `steps` steps (a z loop's planes) of `rounds` memory
+  // rounds that depend on each other (a load, then its use).
+  double steps = 1, rounds = 1;
+};
+
+// The launch: grid, block and what the occupancy rules allow per SM.
+struct LaunchResources {
+  double blocks = 0;
+  int threads_per_block = 0;
+  int blocks_per_sm = 0;
+  int spill_bytes = 0;   // per thread: local-memory loads + stores ptxas reports
+};
+
+struct Prediction {
+  double seconds = 0;
+  // The terms, each in seconds, so the reason can be shown.
+  double dram = 0, l2 = 0, l1 = 0, shared = 0, issue = 0, latency = 0;
+  std::string bound() const;  // the largest term: "DRAM", "L2", "L1", "shared", "issue" or "latency"
+};
+
+Prediction predict(const DeviceParameters& device, const KernelWork& work, const LaunchResources& launch);
+
+// The soft maximum of the throughput terms: units overlap, but not perfectly,
+// so a kernel near two limits runs slower than at either.
+inline constexpr double kOverlapExponent = 6;
+
+// Spearman's rank correlation (ties get their mean rank).
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace blocktune

@@ -1,0 +1,76 @@
+#include <blocktune/model.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace blocktune;
+
+namespace {
+
+DeviceParameters gpu() {
+  DeviceParameters d;
+  d.sm_count = 100;
+  d.sm_clock_hz = 1e9;
+  d.dram_bandwidth = 1e12;
+  d.l2_bandwidth = 4e12;
+  d.launch_overhead_s = 0;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a kernel that only streams DRAM is predicted at its bytes over the bandwidth, plus its latency") {
+  KernelWork w;
+  w.dram_bytes = w.l2_bytes = 1e9;
+  const Prediction p = predict(gpu(), w, {.blocks = 100000, .threads_per_block = 256, .blocks_per_sm = 8});
+  CHECK(p.dram == Approx(1e-3));
+  CHECK(p.l2 == Approx(0.25e-3));
+  CHECK(p.bound() == "DRAM");
+  CHECK(p.seconds > p.dram);
+  CHECK(p.seconds == Approx(std::pow(std::pow(p.dram, 6) + std::pow(p.l2, 6), 1.0 / 6) + p.latency));
+}
+
+TEST_CASE("fewer resident blocks or longer dependent chains raise the latency term, not the throughput terms") {
+  KernelWork w;
+  w.dram_bytes = w.l2_bytes = 1e8;
+  const Prediction full = predict(gpu(), w, {.blocks = 12800, .threads_per_block = 256, .blocks_per_sm = 8});
+  const Prediction one = predict(gpu(), w, {.blocks = 12800, .threads_per_block = 256, .blocks_per_sm = 1});
+  CHECK(one.latency == Approx(8 * full.latency));
+  CHECK(one.dram == full.dram);
+  w.rounds = 4;
+  CHECK(predict(gpu(), w, {.blocks = 12800, .threads_per_block = 256, .blocks_per_sm = 8}).latency > 3.5 * full.latency);
+}
+
+TEST_CASE("spilling adds local-memory traffic, through L2 once the resident threads' spills outgrow L1") {
+  KernelWork w;
+  w.dram_bytes = w.l2_bytes = 1e8;
+  const LaunchResources base{.blocks = 10000, .threads_per_block = 1024, .blocks_per_sm = 1};
+  LaunchResources small = base, large = base;
+  small.spill_bytes = 16;    // 16 KiB per SM: fits L1
+  large.spill_bytes = 1024;  // 1 MiB per SM: does not
+  const DeviceParameters d = gpu();
+  CHECK(predict(d, w, small).l1 > predict(d, w, base).l1);
+  CHECK(predict(d, w, small).l2 == predict(d, w, base).l2);
+  CHECK(predict(d, w, large).l2 > predict(d, w, base).l2);
+}
+
+TEST_CASE("characterised metrics replace the defaults they name") {
+  DeviceParameters d = gpu();
+  d.sm_clock_hz = 2e9;
+  const DeviceParameters m = with_metrics(d, {{"copy_bandwidth_gbs", 3000}, {"l2_latency_cycles", 250}, {"sm_clock_mhz", 1755},
+                                              {"shared_bandwidth_gbs", 100 * 1.755 * 128}, {"unrelated", 1}, {"dram_latency_cycles", 0}});
+  CHECK(m.dram_bandwidth == Approx(3e12));
+  CHECK(m.l2_latency_cycles == 250);
+  CHECK(m.sm_clock_hz == Approx(1.755e9));
+  CHECK(m.shared_bytes_per_clock == Approx(128));
+  CHECK(m.dram_latency_cycles == d.dram_latency_cycles);  // a zero measurement is no measurement
+}
+
+TEST_CASE("Spearman's correlation: 1 for the same order, -1 reversed, ties share their rank") {
+  CHECK(spearman({1, 2, 3, 4}, {10, 20, 30, 40}) == Approx(1));
+  CHECK(spearman({1, 2, 3, 4}, {4, 3, 2, 1}) == Approx(-1));
+  CHECK(spearman({1, 1, 2}, {5, 5, 6}) == Approx(1));
+  CHECK_THROWS_AS(spearman({1}, {1}), std::invalid_argument);
+  CHECK_THROWS_AS(predict(gpu(), {}, {.blocks = 0, .threads_per_block = 32, .blocks_per_sm = 1}), std::invalid_argument);
+}

@@ -1,0 +1,39 @@
+// The execution-time model (blocktune/model.hpp) applied to a plan: device
+// parameters from the characterisation or the architecture's published
+// figures, work from the kernel, resources from the compiled variant.
+#pragma once
+
+#include <blocktune/model.hpp>
+#include <blocktune/store.hpp>
+#include <blocktune/tuner.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blocktune {
+
+// The device's parameters: its own facts (SMs, clock), the metrics
+// `blocktune characterize` measured where given, published figures of its
+// architecture for the rest.
+DeviceParameters model_parameters(const DeviceInfo& device, const std::map<std::string, double, std::less<>>& metrics = {});
+// The same from the metrics a store keeps for the device.
+DeviceParameters model_parameters(const DeviceInfo& device, const std::vector<DeviceMetric>& metrics);
+
+// The kernel's work for one configuration: its own count where it has one,
+// else bytes_moved and flops.
+KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem, const Config& config);
+
+// The prediction for a launchable entry; nullopt for the others.
+std::optional<Prediction> predict_entry(const KernelDescription& kernel, const Plan& plan, const PlanEntry& entry,
+                                        const DeviceParameters& parameters);
+
+struct RankedEntry {
+  const PlanEntry* entry = nullptr;
+  Prediction prediction;
+};
+// The launchable entries, predicted fastest first; ties keep enumeration order.
+std::vector<RankedEntry> rank_by_model(const KernelDescription& kernel, const Plan& plan, const DeviceParameters& parameters);
+
+}  // namespace blocktune
