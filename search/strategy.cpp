@@ -325,6 +325,9 @@ class Surrogate final : public Technique {
   static constexpr double kExplore = 0.2;         // chance of a random candidate
   static constexpr double kLocal = 0.4;           // chance of a neighbour of the best
   static constexpr std::size_t kShortlist = 64;   // predicted fastest, of which the lowest bound is taken
+  // ... but at most this fraction of the space: on a space of a few hundred,
+  // 64 candidates would be half of it and the bound would only explore.
+  static constexpr double kShortlistFraction = 0.05;
   static constexpr double kConfidence = 1.0;      // standard deviations below the prediction
 
   // sum of values[f] over the features; four partial sums, because this is
@@ -362,14 +365,15 @@ class Surrogate final : public Technique {
     return chosen;
   }
 
-  // Of the kShortlist candidates predicted fastest, the one whose prediction
+  // Of the shortlist of candidates predicted fastest, the one whose prediction
   // minus kConfidence standard deviations is lowest.
   std::optional<std::size_t> lowest_confidence_bound() {
     shortlist_.clear();
     for (std::size_t candidate = 0; candidate < run_.state.size(); ++candidate)
       if (!run_.state.measured(candidate)) shortlist_.emplace_back(prediction_[candidate], candidate);
     if (shortlist_.empty()) return std::nullopt;
-    const std::size_t size = std::min(kShortlist, shortlist_.size());
+    const auto fraction = static_cast<std::size_t>(kShortlistFraction * static_cast<double>(run_.state.size()));
+    const std::size_t size = std::min({kShortlist, std::max<std::size_t>(fraction, 1), shortlist_.size()});
     std::nth_element(shortlist_.begin(), shortlist_.begin() + static_cast<std::ptrdiff_t>(size - 1), shortlist_.end());
     shortlist_.resize(size);
 
