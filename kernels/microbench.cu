@@ -87,13 +87,16 @@ extern "C" __global__ void sfu_chain(int steps, int chains, float* sink, long lo
   if (blockIdx.x == 0 && threadIdx.x == 0) cycles[0] = stop - start;
 }
 
-// Every thread of every block reads the buffer (small enough for L2)
-// `passes` times with 16-byte loads that skip L1: L2-to-SM bandwidth.
+// Each block reads its own slice of `count` float4 `passes` times with
+// 16-byte loads that skip L1; the slices together fit in L2, so after the
+// first pass this is the L2-to-SM bandwidth for data spread over both L2
+// partitions, as a kernel's working set is.
 extern "C" __global__ void read_l2(const float4* data, int count, int passes, float* sink) {
+  const float4* slice = data + static_cast<long long>(blockIdx.x) * count;
   float4 sum = make_float4(0, 0, 0, 0);
   for (int p = 0; p < passes; ++p)
-    for (int i = threadIdx.x + p * 32; i < count + p * 32; i += blockDim.x) {
-      const float4 v = __ldcg(data + (i + blockIdx.x * 256) % count);
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+      const float4 v = __ldcg(slice + i);
       sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
   if (sum.x + sum.y + sum.z + sum.w == 12345.0f) sink[0] = sum.x;
