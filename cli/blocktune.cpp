@@ -5,6 +5,7 @@
 #include <blocktune/cli_report.hpp>
 #include <blocktune/kernels.hpp>
 #include <blocktune/runtime.hpp>
+#include <blocktune/strategy.hpp>
 #include <blocktune/version.hpp>
 
 #include <CLI/CLI.hpp>
@@ -72,7 +73,12 @@ int main(int argc, char** argv) {
   tune->add_option("--device,-d", tune_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
   tune->add_option("--db", tune_args.database, "tuning database")->default_val(default_db.string());
   tune->add_flag("--or-plan", tune_args.or_plan, "with no GPU, say so and run the GPU-free plan for sm_90 instead of failing");
-  tune->add_option("--max-evaluations", tune_args.max_evaluations, "measure at most this many configurations")->check(CLI::PositiveNumber);
+  tune->add_option("--strategy", tune_args.strategy, "search strategy: which configurations to measure, in what order")
+      ->default_val(std::string(blocktune::kDefaultStrategy))
+      ->check(CLI::IsMember(blocktune::strategy_names()));
+  tune->add_option("--seed", tune_args.seed, "the strategy's random seed (the same seed retraces the same search)")->default_val(1);
+  tune->add_option("--max-evaluations", tune_args.max_evaluations,
+                   "measure at most this many new configurations (stored ones are free)")->check(CLI::PositiveNumber);
   tune->add_option("--max-seconds", tune_args.max_seconds, "stop measuring after this many seconds")->check(CLI::PositiveNumber);
   tune->add_option("--spec", tune_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
   tune->add_option("--timeout-floor", tune_args.timeout_floor,

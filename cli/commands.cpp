@@ -238,6 +238,8 @@ int tune(const TuneArgs& args) {
   Store store = Store::open(args.database);
   const VariantCompiler compiler = make_compiler(args.no_cache);
   TuneOptions options;
+  options.strategy = args.strategy;
+  options.seed = args.seed;
   options.max_evaluations = args.max_evaluations;
   options.max_seconds = args.max_seconds;
   options.timing.flush_l2 = args.flush_l2;
@@ -249,8 +251,8 @@ int tune(const TuneArgs& args) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   const DeviceInfo device = query_device(args.device);
-  fmt::print("tuning {} on GPU {} ({}), problem {}, into {}\n", kernel.name, args.device, device.name, problem.to_string(),
-             args.database.string());
+  fmt::print("tuning {} on GPU {} ({}), problem {}, strategy {} (seed {}), into {}\n", kernel.name, args.device, device.name,
+             problem.to_string(), options.strategy, options.seed, args.database.string());
   std::fflush(stdout);  // before the progress lines on stderr
   ProgressLine line("measuring");
   options.progress = [&line](const TuneProgress& p) {
@@ -359,6 +361,7 @@ int bench_stencil(const BenchStencilArgs& args) {
 
   ProgressLine line("tuning");
   TuneOptions options;
+  options.strategy = "exhaustive";  // the best of every coding needs every configuration
   options.progress = [&line](const TuneProgress& p) {
     line.show(fmt::format("{}/{} ({} resumed), {:.0f} s", p.done, p.total, p.resumed, p.elapsed_seconds), decile(p.done, p.total),
               p.done == p.total);

@@ -29,6 +29,8 @@ struct TuneArgs {
   int device = 0;
   std::filesystem::path database;
   bool or_plan = false;
+  std::string strategy;
+  std::uint64_t seed = 1;
   std::optional<std::size_t> max_evaluations;
   std::optional<double> max_seconds;
   bool flush_l2 = false;

@@ -4,6 +4,7 @@
 
 #include <blocktune/prediction.hpp>
 #include <blocktune/store.hpp>
+#include <blocktune/strategy.hpp>
 #include <blocktune/tuner.hpp>
 #include <blocktune/worker.hpp>
 #include <blocktune/version.hpp>
@@ -463,10 +464,17 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   for (const PlanEntry& entry : plan.entries)
     if (!entry.launchable() && !stored.contains(entry.config.to_string())) store.add_trial(device_id, kernel_id, problem_id, static_trial(entry));
 
-  // Measured in the order the execution-time model predicts, fastest first,
-  // with the device's characterisation where `blocktune characterize` stored one.
+  // Candidates in the order the execution-time model predicts, fastest first,
+  // with the device's characterisation where `blocktune characterize` stored
+  // one; the predictions are the strategy's model scores.
   std::vector<const PlanEntry*> ranked;
-  for (const RankedEntry& r : rank_by_model(kernel, plan, model_parameters(device, store.device_metrics(device_id)))) ranked.push_back(r.entry);
+  std::vector<Config> candidates;
+  std::vector<double> predicted_seconds;
+  for (const RankedEntry& r : rank_by_model(kernel, plan, model_parameters(device, store.device_metrics(device_id)))) {
+    ranked.push_back(r.entry);
+    candidates.push_back(r.entry->config);
+    predicted_seconds.push_back(r.prediction.seconds);
+  }
   if (ranked.empty()) {
     result.stopped = "no configuration can launch (see `blocktune plan`)";
     return result;
@@ -490,31 +498,35 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   }
   store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
 
+  // The strategy picks what to measure next; the evaluator measures it, or
+  // answers from the database when an earlier run stored it (so a rerun with
+  // the same strategy and seed retraces its steps, then goes on), and stops
+  // the search by throwing StopTuning.
+  struct StopTuning {
+    std::string why;
+    bool interrupted = false;
+  };
+  std::map<std::string, const PlanEntry*> entry_of;
+  for (const PlanEntry* entry : ranked) entry_of.emplace(entry->config.to_string(), entry);
   TuneProgress progress;
   progress.total = ranked.size();
-  for (const PlanEntry* entry : ranked) {
-    if (options.max_evaluations && result.measured >= *options.max_evaluations) {
-      result.stopped = fmt::format("stopped after {} measurements (--max-evaluations)", result.measured);
-      break;
-    }
-    if (options.stop_requested && options.stop_requested()) {
-      result.stopped = "interrupted";
-      result.interrupted = true;
-      break;
-    }
-    if (options.max_seconds && seconds_since(start) > *options.max_seconds) {
-      result.stopped = fmt::format("stopped after {:.0f} s (--max-seconds)", seconds_since(start));
-      break;
-    }
-    const std::string key = entry->config.to_string();
+  const Evaluator evaluate = [&](const Config& config) -> Evaluation {
+    const auto measurement_start = Clock::now();
+    const std::string key = config.to_string();
     if (auto it = stored.find(key); it != stored.end()) {
       result.trials.push_back(it->second);
       ++result.resumed;
     } else {
+      if (options.max_evaluations && result.measured >= *options.max_evaluations)
+        throw StopTuning{fmt::format("stopped after {} measurements (--max-evaluations)", result.measured)};
+      if (options.stop_requested && options.stop_requested()) throw StopTuning{"interrupted", true};
+      if (options.max_seconds && seconds_since(start) > *options.max_seconds)
+        throw StopTuning{fmt::format("stopped after {:.0f} s (--max-seconds)", seconds_since(start))};
+      const PlanEntry& entry = *entry_of.at(key);
       const int launches = options.timing.warmup + options.timing.max_repeats + 1;
       const double timeout = std::max(options.timeout_floor_seconds,
                                       progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
-      TrialRecord trial = worker ? worker->measure(*entry, static_trial(*entry), timeout) : session->measure(*entry, options.timing);
+      TrialRecord trial = worker ? worker->measure(entry, static_trial(entry), timeout) : session->measure(entry, options.timing);
       store.add_trial(device_id, kernel_id, problem_id, trial);
       result.trials.push_back(std::move(trial));
       ++result.measured;
@@ -527,14 +539,19 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     ++progress.done;
     progress.resumed = result.resumed;
     progress.elapsed_seconds = seconds_since(start);
-    progress.config = &entry->config;
+    progress.config = &entry_of.at(key)->config;
     progress.trial = &trial;
     if (options.progress) options.progress(progress);
-    if (session && !session->lost().empty()) {
-      result.stopped = fmt::format("the GPU context was lost ({}); every trial so far is stored and a rerun resumes after it",
-                                   session->lost());
-      break;
-    }
+    if (session && !session->lost().empty())
+      throw StopTuning{fmt::format("the GPU context was lost ({}); every trial so far is stored and a rerun resumes after it",
+                                   session->lost())};
+    return {trial.outcome == Outcome::ok ? std::optional(trial.median_ms / 1000) : std::nullopt, seconds_since(measurement_start)};
+  };
+  try {
+    make_strategy(options.strategy)->run(candidates, &predicted_seconds, evaluate, {}, options.seed);
+  } catch (const StopTuning& stop) {
+    result.stopped = stop.why;
+    result.interrupted = stop.interrupted;
   }
   if (worker) result.worker_restarts = worker->restarts();
   result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);

@@ -104,3 +104,12 @@ TEST_CASE("without a GPU, tune says so, and with --or-plan it plans instead", "[
   CHECK_THAT(fallback.output, Catch::StartsWith("blocktune: no GPU to tune on"));
   CHECK_THAT(fallback.output, Catch::Contains("to measure"));
 }
+
+TEST_CASE("tune names the strategies it knows when given another", "[cli]") {
+  const Run run = blocktune("tune --strategy hillclimb");
+  CHECK(run.status != 0);
+  CHECK_THAT(run.output, Catch::Contains("--strategy") && Catch::Contains("hillclimb") && Catch::Contains("surrogate") &&
+                             Catch::Contains("exhaustive"));
+  const Run help = blocktune("tune --help");
+  CHECK_THAT(help.output, Catch::Contains("--strategy") && Catch::Contains("surrogate") && Catch::Contains("--seed"));
+}

@@ -10,6 +10,7 @@
 #include <blocktune/runtime.hpp>
 #include <blocktune/space.hpp>
 #include <blocktune/store.hpp>
+#include <blocktune/strategy.hpp>
 
 #include <functional>
 #include <optional>
@@ -81,8 +82,10 @@ PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const 
 std::vector<const PlanEntry*> rank_by_occupancy(const Plan& plan);
 
 struct TuneOptions {
-  std::string strategy = "exhaustive";
-  std::optional<std::size_t> max_evaluations;
+  // A search strategy of blocktune/strategy.hpp, given the execution-time
+  // model's predictions; without a limit below it measures every candidate.
+  std::string strategy = std::string(kDefaultStrategy);
+  std::optional<std::size_t> max_evaluations;  // new measurements; stored ones answer for free
   std::optional<double> max_seconds;
   std::uint64_t seed = 1;
   TimingOptions timing;
