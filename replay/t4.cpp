@@ -1,4 +1,5 @@
 // Recorded spaces from T4 autotuning results.
+#include <blocktune/json_value.hpp>
 #include <blocktune/recording.hpp>
 
 #include <fmt/format.h>
@@ -14,20 +15,6 @@ namespace blocktune {
 namespace {
 
 using Json = nlohmann::ordered_json;  // keeps the order of a configuration's parameters
-
-// As Kernel Tuner caches are read: non-integral numbers become their text.
-Value parameter_value(const std::string& name, const Json& json) {
-  if (json.is_number_integer()) return json.get<std::int64_t>();
-  if (json.is_string()) return json.get<std::string>();
-  if (json.is_boolean()) return std::int64_t{json.get<bool>()};
-  if (json.is_number_float()) {
-    const double number = json.get<double>();
-    if (std::trunc(number) == number && std::abs(number) < 0x1p62) return static_cast<std::int64_t>(number);
-    return json.dump();
-  }
-  throw std::runtime_error(
-      fmt::format("parameter '{}' has the value {}, which is not a number or string", name, json.dump()));
-}
 
 const Json* measurement(const Json& result, std::string_view name) {
   const auto measurements = result.find("measurements");
@@ -70,7 +57,7 @@ Recording read_t4(const Json& root) {
 
       std::vector<std::pair<std::string, Value>> entries;
       for (const auto& [name, value] : result.at("configuration").items())
-        entries.emplace_back(name, parameter_value(name, value));
+        entries.emplace_back(name, parameter_value_from_json(value, name));
       recording.space.configs.emplace_back(std::move(entries));
 
       std::optional<double> time;

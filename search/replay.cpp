@@ -1,5 +1,7 @@
 #include "blocktune/replay.hpp"
 
+#include "blocktune/json_value.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -29,18 +31,6 @@ Json parse_cache(const std::string& text) {
   return Json::parse(closed + "}\n}");
 }
 
-Value parameter_value(const Json& json, const std::string& name) {
-  if (json.is_number_integer()) return json.get<std::int64_t>();
-  if (json.is_string()) return json.get<std::string>();
-  if (json.is_boolean()) return std::int64_t{json.get<bool>()};
-  if (json.is_number_float()) {
-    const double number = json.get<double>();
-    if (std::trunc(number) == number && std::abs(number) < 0x1p62) return static_cast<std::int64_t>(number);
-    return json.dump();
-  }
-  throw std::runtime_error(fmt::format("parameter '{}' has the value {}, which is not a number or string", name, json.dump()));
-}
-
 double milliseconds(const Json& entry, const char* key) {
   const auto found = entry.find(key);
   if (found == entry.end() || !found->is_number()) return 0;
@@ -57,7 +47,7 @@ RecordedSpace read_cache(const Json& json) {
       throw std::runtime_error(fmt::format("entry '{}' has the time {}, not a number or error name", key, time.dump()));
 
     std::vector<std::pair<std::string, Value>> entries;
-    for (const std::string& name : names) entries.emplace_back(name, parameter_value(entry.at(name), name));
+    for (const std::string& name : names) entries.emplace_back(name, parameter_value_from_json(entry.at(name), name));
     space.configs.emplace_back(std::move(entries));
     space.time.push_back(time.is_number() ? std::optional(time.get<double>() / 1000) : std::nullopt);
     space.cost_seconds.push_back(milliseconds(entry, "compile_time") + milliseconds(entry, "verification_time") +

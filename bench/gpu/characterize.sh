@@ -3,12 +3,7 @@
 # repeatable?), `blocktune devices`, and the measured parameters in the format
 # of tests/data/devices/*.metrics. Run from the repository root:
 #   BIN=.carry/bin OUT=/tmp/out bash bench/gpu/characterize.sh
-set -uo pipefail
-BIN=${BIN:-build/cli}
-OUT=${OUT:-/tmp/blocktune-out}
-mkdir -p "$OUT"
-export BLOCKTUNE_CACHE_DIR=/tmp/blocktune-cache
-step() { printf '\n== %s\n$ %s\n' "$1" "$2"; bash -c "$2"; echo "(exit $?)"; }
+source "$(dirname "$0")/common.sh"
 {
   date -u
   step "GPU as nvidia-smi sees it" "nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm,clocks.sm,clocks.max.mem,ecc.mode.current --format=csv"

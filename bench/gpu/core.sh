@@ -2,12 +2,7 @@
 # Issue 2's evidence on the GPU machine, in one call. Run from the repository
 # root with the binaries in $BIN (built on a Debian 12 machine, see README):
 #   BIN=.carry/bin OUT=/tmp/out bash bench/gpu/core.sh
-set -uo pipefail
-BIN=${BIN:-build/cli}
-OUT=${OUT:-/tmp/blocktune-out}
-mkdir -p "$OUT"
-export BLOCKTUNE_CACHE_DIR=/tmp/blocktune-cache
-step() { printf '\n== %s\n$ %s\n' "$1" "$2"; bash -c "$2"; echo "(exit $?)"; }
+source "$(dirname "$0")/common.sh"
 {
   date -u
   step "GPU as nvidia-smi sees it" "nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.max.sm,clocks.sm,clocks.max.mem,ecc.mode.current --format=csv"
