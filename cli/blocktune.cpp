@@ -129,14 +129,17 @@ int main(int argc, char** argv) {
   cli::BenchStencilArgs stencil_args;
   stencil_args.database = default_db;
   auto* bench_stencil = bench->add_subcommand(
-      "stencil", "tune the 3D stencil (resuming), then time the best configuration of each coding, the naive baseline "
-                 "(BASE 32x16x1) and the device-to-device copy in one run");
+      "stencil", "tune the 3D stencil (resuming), then time the best configuration of each coding (and fused step count), "
+                 "the naive baseline (BASE 32x16x1) and the device-to-device copy in one run; figures per time step");
   bench_stencil->add_option("--radius,-r", stencil_args.radius, "stencil radius")->default_val(1)->check(CLI::Range(1, 5));
   bench_stencil->add_option("--size,-n", stencil_args.problem, "problem: N for N^3, or NXxNYxNZ")->default_val("512");
   bench_stencil->add_option("--device,-d", stencil_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
   bench_stencil->add_option("--db", stencil_args.database, "tuning database")->default_val(default_db.string());
   bench_stencil->add_option("--csv", stencil_args.csv, "append one row per coding to this CSV file");
   bench_stencil->add_flag("--f64", stencil_args.f64, "FP64 instead of FP32");
+  bench_stencil->add_option("--where", stencil_args.where,
+                            "tune only the configurations satisfying this constraint over the parameters (repeatable), "
+                            "e.g. 'strategy == \"STREAM\"'");
   bench_stencil->callback([&] { status = cli::bench_stencil(stencil_args); });
 
   try {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace blocktune::cli {
 
@@ -65,6 +66,7 @@ struct BenchStencilArgs {
   std::filesystem::path database;
   std::filesystem::path csv;  // optional: one row per coding, appended
   bool f64 = false;
+  std::vector<std::string> where;  // constraints that restrict the tuned space
 };
 
 struct CharacterizeArgs {

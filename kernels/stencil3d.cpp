@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <thread>
 
@@ -23,12 +24,10 @@ std::vector<double> stencil_coefficients(int radius) {
   return c;
 }
 
-// The stencil in double precision on the host, on all cores.
-template <typename Real>
-void reference_stencil(int radius, const ProblemSize& problem, std::vector<HostBuffer>& buffers) {
-  const auto in = buffers[0].as<const Real>();
-  auto out = buffers[1].as<Real>();
-  const auto c = buffers[2].as<const Real>();
+// One step of the stencil on the interior, in double precision, on all cores;
+// `out` outside the interior is left as it is.
+template <typename In, typename Out>
+void stencil_step(int radius, const ProblemSize& problem, std::span<const In> in, std::span<Out> out, std::span<const double> c) {
   const std::int64_t nx = problem.dims[0], ny = problem.dims[1], nz = problem.dims[2];
   const std::int64_t sy = nx, sz = nx * ny;
   auto planes = [&](std::int64_t k_begin, std::int64_t k_end) {
@@ -36,10 +35,10 @@ void reference_stencil(int radius, const ProblemSize& problem, std::vector<HostB
       for (std::int64_t j = radius; j < ny - radius; ++j)
         for (std::int64_t i = radius; i < nx - radius; ++i) {
           const std::int64_t at = k * sz + j * sy + i;
-          double sum = double(c[0]) * in[at];
+          double sum = c[0] * in[at];
           for (std::int64_t r = 1; r <= radius; ++r)
-            sum += double(c[r]) * (double(in[at - r]) + in[at + r] + in[at - r * sy] + in[at + r * sy] + in[at - r * sz] + in[at + r * sz]);
-          out[at] = static_cast<Real>(sum);
+            sum += c[r] * (double(in[at - r]) + in[at + r] + in[at - r * sy] + in[at + r * sy] + in[at - r * sz] + in[at + r * sz]);
+          out[at] = static_cast<Out>(sum);
         }
   };
   const std::int64_t first = radius, last = nz - radius;
@@ -49,6 +48,27 @@ void reference_stencil(int radius, const ProblemSize& problem, std::vector<HostB
     const std::int64_t begin = first + (last - first) * w / workers, end = first + (last - first) * (w + 1) / workers;
     threads.emplace_back(planes, begin, end);
   }
+}
+
+// `steps` steps of the stencil from `in` into `out`'s interior. Intermediate
+// steps are kept in double precision and, like the last one, leave the points
+// outside the interior at their input value.
+template <typename Real>
+void reference_stencil(int radius, int steps, const ProblemSize& problem, std::vector<HostBuffer>& buffers) {
+  const auto in = buffers[0].as<const Real>();
+  const auto out = buffers[1].as<Real>();
+  const auto coefficients = buffers[2].as<const Real>();
+  const std::vector<double> c(coefficients.begin(), coefficients.end());
+  if (steps == 1) {
+    stencil_step<Real, Real>(radius, problem, in, out, c);
+    return;
+  }
+  std::vector<double> current(in.begin(), in.end()), next = current;  // a ping-pong pair
+  for (int s = 1; s < steps; ++s) {
+    stencil_step<double, double>(radius, problem, current, next, c);
+    std::swap(current, next);
+  }
+  stencil_step<double, Real>(radius, problem, current, out, c);
 }
 
 }  // namespace
@@ -71,10 +91,12 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_parameter({"block_x", {32, 64, 128, 256}});
   k.space.add_parameter({"block_y", {1, 2, 4, 8, 16}});
   k.space.add_parameter({"block_z", {1, 2, 4}});
-  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP")}});
+  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP"), std::string("STREAM")}});
   k.space.add_parameter({"zloop", {std::string("NONE"), std::string("INTZ"), std::string("REG")}});
   k.space.add_parameter({"z_chunk", {1, 8, 16, 32, 64}});
   k.space.add_parameter({"vx", {1, 2, 4}});
+  k.space.add_parameter({"py", {1, 2, 4}});
+  k.space.add_parameter({"fused_steps", {1, 2, 3, 4}});
   k.space.add_parameter({"carveout", {-1, 0, 100}});
   k.space.add_constraint("block_x * block_y * block_z <= max_threads_per_block");
   k.space.add_constraint("block_x * block_y * block_z >= 64");
@@ -83,11 +105,30 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_constraint("nx % vx == 0");  // vector loads stay aligned
   k.space.add_constraint(fmt::format(R"(strategy != "COMP" || block_z * (block_y + {0}) * (block_x * vx + {0}) * {1} <= 49152)",
                                      2 * radius, size_of(type)));
-  k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx"};
+  // STREAM is the only coding that fuses steps and takes several rows per
+  // thread. A warp spans its tile's width; it streams z through a register ring
+  // (REG) of fused_steps x (2 * radius + 1) planes x py x vx values, which must
+  // leave room for the rest; it warms up 2 * fused_steps * radius planes per
+  // chunk, so short chunks are pointless; it needs shared memory, so no zero carveout.
+  k.space.add_constraint(fmt::format(R"(strategy == "STREAM" ? block_x == 32 && zloop == "REG" && z_chunk >= 16 && carveout != 0 && )"
+                                     R"(fused_steps * {} * py * vx <= 64 : fused_steps == 1 && py == 1)",
+                                     2 * radius + 1));
+  // Its tile must be mostly written: at least half of it outside the redundant halo.
+  const std::string halo = fmt::format("fused_steps * {}", radius);
+  const std::string lead = fmt::format("(({} - {} + vx - 1) / vx * vx)", halo, radius);
+  const std::string written_x = fmt::format("((block_x * vx - {} - {} - {}) / vx * vx)", halo, radius, lead);
+  const std::string written_y = fmt::format("(block_y * py - 2 * {})", halo);
+  k.space.add_constraint(fmt::format(R"(strategy != "STREAM" || {0} > 0 && {1} > 0 && 2 * {0} * {1} >= block_x * vx * block_y * py)",
+                                     written_x, written_y));
+  const std::string stream_smem = fmt::format("fused_steps * 2 * block_y * py * block_x * vx * {}", size_of(type));
+  k.space.add_constraint(fmt::format(R"(strategy != "STREAM" || {} <= max_shared_per_block)", stream_smem));
+  k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx", "py", "fused_steps"};
 
   const std::string interior = fmt::format("- {}", 2 * radius);
-  k.grid = {"ceil_div(nx, block_x * vx)", fmt::format("ceil_div(ny {}, block_y)", interior),
+  k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {}, {}) : ceil_div(nx, block_x * vx))", interior, written_x),
+            fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" ? {} : block_y))", interior, written_y),
             fmt::format("ceil_div(nz {}, block_z * z_chunk)", interior)};
+  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : 0)", stream_smem);
   k.carveout = "carveout";
 
   k.arguments = {
@@ -100,15 +141,19 @@ KernelDescription stencil3d(int radius, ElementType type) {
       ScalarArgument{"nz", ElementType::i32, "nz"},
   };
   // The seed's naive configuration: BASE, one point per thread, 32x16x1.
-  k.default_config = "block_x=32,block_y=16,block_z=1,strategy=BASE,zloop=NONE,z_chunk=1,vx=1,carveout=-1";
-  k.bytes_moved = fmt::format("{} * nx * ny * nz", 2 * size_of(type));
-  k.flops = fmt::format("{} * (nx {}) * (ny {}) * (nz {})", 2 * (6 * radius + 1) - 1, interior, interior, interior);
-  k.reference = [radius, f64](const ProblemSize& problem, const Config&, std::vector<HostBuffer>& buffers) {
+  k.default_config = "block_x=32,block_y=16,block_z=1,strategy=BASE,zloop=NONE,z_chunk=1,vx=1,py=1,fused_steps=1,carveout=-1";
+  // Per launch, fused_steps time steps: the metrics are effective per-step
+  // figures (bytes and flops of that many single steps), comparable across them.
+  k.bytes_moved = fmt::format("fused_steps * {} * nx * ny * nz", 2 * size_of(type));
+  k.flops = fmt::format("fused_steps * {} * (nx {}) * (ny {}) * (nz {})", 2 * (6 * radius + 1) - 1, interior, interior, interior);
+  k.reference = [radius, f64](const ProblemSize& problem, const Config& config, std::vector<HostBuffer>& buffers) {
+    const int steps = config.find("fused_steps") ? static_cast<int>(config.get_int("fused_steps")) : 1;
     if (f64)
-      reference_stencil<double>(radius, problem, buffers);
+      reference_stencil<double>(radius, steps, problem, buffers);
     else
-      reference_stencil<float>(radius, problem, buffers);
+      reference_stencil<float>(radius, steps, problem, buffers);
   };
+  k.reference_key = "fused_steps";
   k.tolerance = f64 ? 1e-12 : 1e-5;
   return k;
 }

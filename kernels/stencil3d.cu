@@ -4,12 +4,15 @@
 //
 // The codings of seed 000 (Nasciutti and Panetta) and what came after, chosen by defines:
 //   STRATEGY  how a plane is read: BASE plain global loads; CSL the read-only path
-//             (__ldg, const __restrict__); COMP an xy tile with halo in shared memory.
+//             (__ldg, const __restrict__); COMP an xy tile with halo in shared memory;
+//             STREAM temporal blocking (seed 001), FUSED_STEPS time steps per pass, see below.
 //   ZLOOP     NONE one plane per thread; INTZ a z loop inside the thread; REG the z
 //             loop with the thread's column kept in a register queue (the "pioneer"
 //             2.5D scheme: one new load per plane for the z neighbours).
 //   Z_CHUNK   planes per thread, so that a z loop still fills the GPU.
 //   VX        contiguous points per thread in x, read with vector loads (nx % VX == 0).
+//   FUSED_STEPS  time steps per pass (STREAM; 1 elsewhere).
+//   PY        rows per thread (STREAM; 1 elsewhere).
 //   BLOCK_X, BLOCK_Y, BLOCK_Z, REAL.
 #ifndef REAL
 #define REAL float
@@ -17,6 +20,7 @@
 #define BASE 0
 #define CSL 1
 #define COMP 2
+#define STREAM 3
 #define NONE 0
 #define INTZ 1
 #define REG 2
@@ -61,6 +65,177 @@ __device__ __forceinline__ void store_row(REAL* p, const REAL (&v)[N]) {
     for (int i = 0; i < N; ++i) p[i] = v[i];
   }
 }
+
+#if STRATEGY == STREAM
+// STREAM: temporal blocking with redundant halo work (seed 001), as 2.5D streaming
+// along z (the AN5D / EBISU scheme). A block owns an xy tile of 32 * VX by
+// BLOCK_Y * PY points (a warp per row of threads, PY rows per thread) and walks
+// its z chunk plane by plane. Step level l = 1..FUSED_STEPS computes one plane
+// from level l - 1, R planes behind it: the thread's own columns of level l - 1
+// (their last 2R + 1 planes) are in registers, x neighbours come from the next
+// lanes by shuffles, and y neighbours beyond the thread's rows from level l - 1's
+// centre plane in shared memory. Each level loses R valid points at the tile's
+// edge, so tiles overlap by FUSED_STEPS * R and only the inner part is written.
+// Points within R of a face keep their value at every level, exactly as in
+// FUSED_STEPS separate launches.
+template <int R>
+__global__ void __launch_bounds__(32 * BLOCK_Y)
+stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
+  static_assert(BLOCK_X == 32, "a warp spans the tile's width");
+  constexpr int K = FUSED_STEPS;
+  constexpr int HALO = K * R;                     // tile overlap on each side
+  constexpr int TW = 32 * VX, TH = BLOCK_Y * PY;  // tile, in points
+  // Columns before the first written one beyond the R boundary columns, rounded up
+  // to a vector so that tiles start aligned; written columns per tile, a multiple
+  // of VX for the same reason; written rows. stencil3d.cpp's grid uses the same.
+  constexpr int LEAD = (HALO - R + VX - 1) / VX * VX;
+  constexpr int OW = (TW - HALO - R - LEAD) / VX * VX;
+  constexpr int OH = TH - 2 * HALO;
+  static_assert(OW > 0 && OH > 0, "the tile is too small for its halo");
+
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // plane[l][b]: level l's centre plane, double-buffered so that one barrier per plane suffices.
+  auto plane = reinterpret_cast<REAL(*)[2][TH][TW]>(shared_bytes);
+
+  REAL c[R + 1];
+#pragma unroll
+  for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
+
+  const int tx = threadIdx.x * VX, ty = threadIdx.y * PY;  // tile coordinates of the thread's first point
+  const int x0 = blockIdx.x * OW - LEAD + tx;              // a multiple of VX
+  const int y0 = blockIdx.y * OH - (HALO - R) + ty;
+  const bool x_in_grid = x0 >= 0 && x0 < nx;  // all VX points or none: nx % VX == 0
+  const bool x_neighbours = tx >= R && tx + VX + R <= TW;
+  const long long sy = nx;
+  const long long sz = (long long)nx * ny;
+  const int k_begin = blockIdx.z * Z_CHUNK + R;  // the planes this block writes
+  const int k_end = min(k_begin + Z_CHUNK, nz - R);
+
+  // ring[l][d][i]: level l at plane (newest - 2R + d), row i of the thread.
+  REAL ring[K][2 * R + 1][PY][VX];
+#pragma unroll
+  for (int l = 0; l < K; ++l)
+#pragma unroll
+    for (int d = 0; d <= 2 * R; ++d)
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+#pragma unroll
+        for (int v = 0; v < VX; ++v) ring[l][d][i][v] = REAL(0);
+
+  // The bounds are the same for the whole block: every thread reaches every barrier.
+#pragma unroll 1
+  for (int p = k_begin - HALO; p < k_end + HALO; ++p) {
+#pragma unroll
+    for (int d = 0; d < 2 * R; ++d)
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+#pragma unroll
+        for (int v = 0; v < VX; ++v) ring[0][d][i][v] = ring[0][d + 1][i][v];
+#pragma unroll
+    for (int i = 0; i < PY; ++i) {
+      const int y = y0 + i;
+      if (x_in_grid && y >= 0 && y < ny && p >= 0 && p < nz) {
+        load_row<VX>(in + p * sz + y * sy + x0, ring[0][2 * R][i]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < VX; ++v) ring[0][2 * R][i][v] = REAL(0);  // beyond a face: never used by interior points
+      }
+    }
+
+    // Each level's centre rows that other threads read (the first and last R).
+    // Levels >= 1 move on when they are computed below, so their centre is
+    // still one slot ahead here.
+    const int b = p & 1;
+#pragma unroll
+    for (int l = 0; l < K; ++l)
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+        if (i < R || i >= PY - R) store_row<VX>(&plane[l][b][ty + i][tx], ring[l][l == 0 ? R : R + 1][i]);
+    __syncthreads();
+
+#pragma unroll
+    for (int l = 1; l <= K; ++l) {
+      const int q = p - l * R;  // the plane level l computes now
+      const REAL(&below)[2 * R + 1][PY][VX] = ring[l - 1];
+      const bool plane_interior = q >= R && q < nz - R;
+      REAL value[PY][VX];  // points that are not updated keep level l - 1's value
+#pragma unroll
+      for (int i = 0; i < PY; ++i) {
+        // x neighbours from the lanes either side (all lanes shuffle): left[r - 1]
+        // at x0 - r, right[r - 1] at x0 + VX - 1 + r.
+        REAL left[R], right[R];
+#pragma unroll
+        for (int r = 1; r <= R; ++r) {
+          const int h = (r + VX - 1) / VX;
+          left[r - 1] = __shfl_up_sync(0xffffffffu, below[R][i][h * VX - r], h);
+          right[r - 1] = __shfl_down_sync(0xffffffffu, below[R][i][VX - 1 + r - h * VX], h);
+        }
+#pragma unroll
+        for (int v = 0; v < VX; ++v) value[i][v] = below[R][i][v];
+        const int y = y0 + i;
+        if (!(x_neighbours && plane_interior && y >= R && y < ny - R && ty + i >= R && ty + i + R < TH)) continue;
+        REAL south[R][VX], north[R][VX];  // rows i - r and i + r: the thread's own, or its neighbours' in shared memory
+#pragma unroll
+        for (int r = 1; r <= R; ++r) {
+          if (i - r >= 0) {
+#pragma unroll
+            for (int v = 0; v < VX; ++v) south[r - 1][v] = below[R][i - r][v];
+          } else {
+            load_row<VX>(&plane[l - 1][b][ty + i - r][tx], south[r - 1]);
+          }
+          if (i + r < PY) {
+#pragma unroll
+            for (int v = 0; v < VX; ++v) north[r - 1][v] = below[R][i + r][v];
+          } else {
+            load_row<VX>(&plane[l - 1][b][ty + i + r][tx], north[r - 1]);
+          }
+        }
+#pragma unroll
+        for (int v = 0; v < VX; ++v) {
+          if (x0 + v < R || x0 + v >= nx - R) continue;
+          REAL sum = c[0] * below[R][i][v];
+#pragma unroll
+          for (int r = 1; r <= R; ++r) {
+            const REAL west = v - r >= 0 ? below[R][i][v - r] : left[r - v - 1];
+            const REAL east = v + r < VX ? below[R][i][v + r] : right[v + r - VX];
+            sum += c[r] * (west + east + south[r - 1][v] + north[r - 1][v] + below[R - r][i][v] + below[R + r][i][v]);
+          }
+          value[i][v] = sum;
+        }
+      }
+      if (l < K) {
+#pragma unroll
+        for (int d = 0; d < 2 * R; ++d)
+#pragma unroll
+          for (int i = 0; i < PY; ++i)
+#pragma unroll
+            for (int v = 0; v < VX; ++v) ring[l][d][i][v] = ring[l][d + 1][i][v];
+#pragma unroll
+        for (int i = 0; i < PY; ++i)
+#pragma unroll
+          for (int v = 0; v < VX; ++v) ring[l][2 * R][i][v] = value[i][v];
+      } else if (q >= k_begin && q < k_end) {
+        // The written columns [R + LEAD, R + LEAD + OW) start R after a vector
+        // boundary: a thread may write part of its points. x0 + v >= R follows.
+#pragma unroll
+        for (int i = 0; i < PY; ++i) {
+          const int y = y0 + i;
+          if (ty + i < HALO || ty + i >= HALO + OH || y >= ny - R) continue;
+          const long long at = q * sz + y * sy + x0;
+          if (tx >= R + LEAD && tx + VX <= R + LEAD + OW && x0 + VX <= nx - R) {
+            store_row<VX>(out + at, value[i]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < VX; ++v)
+              if (tx + v >= R + LEAD && tx + v < R + LEAD + OW && x0 + v < nx - R) out[at + v] = value[i][v];
+          }
+        }
+      }
+    }
+  }
+}
+
+#else
 
 template <int R>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y * BLOCK_Z)
@@ -197,3 +372,5 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
 #endif
   }
 }
+
+#endif  // STRATEGY

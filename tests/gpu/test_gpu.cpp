@@ -64,9 +64,29 @@ TEST_CASE("every coding of the stencil gives the reference result", "[gpu][measu
     for (const char* strategy : {"BASE", "CSL", "COMP"})
       for (const char* zloop : {"NONE", "INTZ", "REG"}) {
         const bool loop = std::string(zloop) != "NONE";
-        configs.push_back(Config::parse(fmt::format("block_x=32,block_y=4,block_z={},strategy={},zloop={},z_chunk={},vx={},carveout=-1",
+        configs.push_back(Config::parse(fmt::format("block_x=32,block_y=4,block_z={},strategy={},zloop={},z_chunk={},vx={},py=1,fused_steps=1,carveout=-1",
                                                     loop ? 1 : 2, strategy, zloop, loop ? 8 : 1, loop ? 2 : 1)));
       }
+    const Remeasured result = measure_many(k, 0, kSmall, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
+    for (const TrialRecord& t : result.trials) {
+      INFO(t.config << ": " << t.message);
+      CHECK(t.outcome == Outcome::ok);
+    }
+  }
+}
+
+TEST_CASE("temporal blocking gives the reference of as many steps as it fuses", "[gpu][measure]") {
+  // Tiles and chunks that do not divide the grid; FP64, where the tolerance is tight.
+  const std::map<int, std::vector<std::string>> configs_per_radius = {
+      {1, {"block_y=16,vx=2,py=1,fused_steps=1", "block_y=8,vx=2,py=2,fused_steps=2", "block_y=16,vx=1,py=2,fused_steps=3",
+           "block_y=8,vx=1,py=4,fused_steps=4"}},
+      {2, {"block_y=16,vx=2,py=2,fused_steps=2", "block_y=16,vx=1,py=4,fused_steps=3"}},
+      {4, {"block_y=16,vx=2,py=2,fused_steps=1"}}};
+  for (const auto& [radius, shapes] : configs_per_radius) {
+    const KernelDescription k = stencil3d(radius, ElementType::f64);
+    std::vector<Config> configs;
+    for (const std::string& shape : shapes)
+      configs.push_back(Config::parse("block_x=32," + shape + ",block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,carveout=-1"));
     const Remeasured result = measure_many(k, 0, kSmall, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
     for (const TrialRecord& t : result.trials) {
       INFO(t.config << ": " << t.message);

@@ -18,10 +18,12 @@ KernelDescription small_stencil(int radius) {
   space.add_parameter({"zloop", {std::string("NONE")}});
   space.add_parameter({"z_chunk", {1}});
   space.add_parameter({"vx", {1, 4}});
+  space.add_parameter({"py", {1}});
+  space.add_parameter({"fused_steps", {1}});
   space.add_parameter({"carveout", {-1, 100}});
   for (const Expression& c : k.space.constraints()) space.add_constraint(c.text());
   k.space = space;
-  k.default_config = "block_x=32,block_y=4,block_z=1,strategy=BASE,zloop=NONE,z_chunk=1,vx=1,carveout=-1";
+  k.default_config = "block_x=32,block_y=4,block_z=1,strategy=BASE,zloop=NONE,z_chunk=1,vx=1,py=1,fused_steps=1,carveout=-1";
   return k;
 }
 

@@ -1,0 +1,170 @@
+// The built-in stencil's temporal blocking on the CPU: the k-step host
+// reference, the constraints of the STREAM coding, its launch geometry, and
+// every radius and fused step count compiling for sm_90.
+#include <blocktune/kernels.hpp>
+#include <blocktune/tuner.hpp>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <map>
+
+using namespace blocktune;
+
+namespace {
+
+const ProblemSize kTiny = ProblemSize::parse("11x10x9");
+const ProblemSize k512 = ProblemSize::parse("512x512x512");
+
+// in (values that are never zero), out (a sentinel), coefficients, for a tiny f64 stencil.
+std::vector<HostBuffer> tiny_buffers(const KernelDescription& k, int radius) {
+  const std::size_t cells = 11 * 10 * 9;
+  std::vector<HostBuffer> buffers = {{"in", ElementType::f64, std::vector<std::byte>(cells * 8)},
+                                     {"out", ElementType::f64, std::vector<std::byte>(cells * 8)},
+                                     {"coefficients", ElementType::f64, std::vector<std::byte>((radius + 1) * 8)}};
+  for (std::size_t i = 0; i < cells; ++i) {
+    buffers[0].as<double>()[i] = 1.0 + static_cast<double>(i * 37 % 101) / 50;
+    buffers[1].as<double>()[i] = -99;
+  }
+  const auto& coefficients = std::get<BufferArgument>(k.arguments[2]).values;
+  std::ranges::copy(coefficients, buffers[2].as<double>().begin());
+  return buffers;
+}
+
+Config stream(int block_y, int py, int vx, int fused_steps) {
+  return Config::parse(fmt::format("block_x=32,block_y={},block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx={},py={},fused_steps={},carveout=-1",
+                                   block_y, vx, py, fused_steps));
+}
+
+}  // namespace
+
+TEST_CASE("k fused steps of the host reference are k single steps, and the boundary is never written", "[kernels]") {
+  for (const int radius : {1, 2}) {
+    const KernelDescription k = stencil3d(radius, ElementType::f64);
+    for (const int steps : {2, 3}) {
+      INFO("radius " << radius << ", " << steps << " steps");
+      std::vector<HostBuffer> fused = tiny_buffers(k, radius);
+      k.reference(kTiny, stream(16, 2, 1, steps), fused);
+
+      // The same steps one by one; each step's output starts as its input, so
+      // the points outside the interior keep the input's values at every step.
+      std::vector<HostBuffer> single = tiny_buffers(k, radius);
+      for (int s = 0; s < steps; ++s) {
+        single[1] = single[0];
+        single[1].name = "out";
+        k.reference(kTiny, Config::parse(k.default_config), single);
+        single[0].bytes = single[1].bytes;
+      }
+      const auto expected = single[1].as<const double>();
+      const auto out = fused[1].as<const double>();
+      int interior_points = 0;
+      for (int z = 0; z < 9; ++z)
+        for (int y = 0; y < 10; ++y)
+          for (int x = 0; x < 11; ++x) {
+            const int at = (z * 10 + y) * 11 + x;
+            const bool interior = x >= radius && x < 11 - radius && y >= radius && y < 10 - radius && z >= radius && z < 9 - radius;
+            if (interior) {
+              ++interior_points;
+              CHECK(out[at] == Approx(expected[at]).epsilon(1e-12));
+            } else {
+              CHECK(out[at] == -99);  // the output's own initial value
+            }
+          }
+      CHECK(interior_points == (11 - 2 * radius) * (10 - 2 * radius) * (9 - 2 * radius));
+    }
+  }
+}
+
+TEST_CASE("the reference is computed once per fused step count, and the metrics count every fused step", "[kernels]") {
+  const KernelDescription k = stencil3d(1);
+  CHECK(k.reference_key == "fused_steps");
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  const Lookup env = environment(k, h100, k512);
+  const Config one = stream(16, 2, 2, 1), three = stream(16, 2, 2, 3);
+  const auto evaluate = [&](const std::string& expression, const Config& c) { return Expression::parse(expression).evaluate_int(c.lookup(env)); };
+  CHECK(evaluate(k.bytes_moved, three) == 3 * evaluate(k.bytes_moved, one));
+  CHECK(evaluate(k.flops, three) == 3 * evaluate(k.flops, one));
+  CHECK(evaluate(k.bytes_moved, one) == 8LL * 512 * 512 * 512);
+}
+
+TEST_CASE("the constraints keep fused steps to the STREAM coding and its tile to what fits", "[kernels]") {
+  const auto violated = [](const KernelDescription& k, const Config& config, const char* arch = "sm_90") -> std::string {
+    const auto v = k.space.check(config, environment(k, require_arch_profile(arch), k512));
+    return v ? v->constraint : std::string();
+  };
+  const auto parse = [](const char* text) { return Config::parse(text); };
+  const KernelDescription r1 = stencil3d(1);
+  // Only STREAM fuses steps or takes several rows per thread, only with its register ring and a warp per tile row.
+  CHECK_THAT(violated(r1, parse("block_x=32,block_y=4,block_z=1,strategy=BASE,zloop=INTZ,z_chunk=8,vx=4,py=1,fused_steps=2,carveout=-1")),
+             Catch::Contains("fused_steps == 1"));
+  CHECK_THAT(violated(r1, parse("block_x=32,block_y=4,block_z=1,strategy=COMP,zloop=REG,z_chunk=8,vx=4,py=2,fused_steps=1,carveout=-1")),
+             Catch::Contains("py == 1"));
+  CHECK_THAT(violated(r1, parse("block_x=32,block_y=16,block_z=1,strategy=STREAM,zloop=INTZ,z_chunk=16,vx=4,py=1,fused_steps=2,carveout=-1")),
+             Catch::Contains(R"(zloop == "REG")"));
+  CHECK_THAT(violated(r1, parse("block_x=64,block_y=8,block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx=4,py=1,fused_steps=2,carveout=-1")),
+             Catch::Contains("block_x == 32"));
+  CHECK_THAT(violated(r1, parse("block_x=32,block_y=16,block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx=4,py=1,fused_steps=2,carveout=0")),
+             Catch::Contains("carveout != 0"));
+  // The register ring: 4 steps x 3 planes x 4 rows x 2 points is 96 values.
+  CHECK(violated(r1, stream(8, 4, 1, 4)).empty());
+  CHECK_THAT(violated(r1, stream(8, 4, 2, 4)), Catch::Contains("py * vx <= 64"));
+  // A halo that leaves less than half the tile written: radius 4 cannot fuse steps in a 32-row tile.
+  const KernelDescription r4 = stencil3d(4);
+  CHECK(violated(r4, stream(16, 2, 2, 1)).empty());
+  CHECK_THAT(violated(r4, stream(16, 2, 1, 2)), Catch::Contains("2 * ((block_x * vx"));
+  CHECK_THAT(violated(r1, stream(2, 1, 1, 1)), Catch::Contains("2 * ((block_x * vx"));
+  // Four FP64 planes of 32 x 64 per level, double-buffered: 128 KiB, over sm_86's 99 KiB per block.
+  const KernelDescription r1_f64 = stencil3d(1, ElementType::f64);
+  CHECK(violated(r1_f64, stream(16, 2, 2, 4)).empty());
+  CHECK_THAT(violated(r1_f64, stream(16, 2, 2, 4), "sm_86"), Catch::Contains("max_shared_per_block"));
+}
+
+TEST_CASE("a STREAM configuration launches one block per written tile, with its planes in dynamic shared memory", "[kernels]") {
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  // Radius 1, 2 steps, 32 x 4 threads of 4 points = 128 x 16 tile: the halo is 2
+  // each side, the tile starts at a multiple of 4 (4 columns before the first
+  // written one, which is x = 1), so 120 columns and 12 rows are written.
+  const ResolvedConfig r = resolve(stencil3d(1), stream(16, 1, 4, 2), h100, k512);
+  CHECK(r.shape.block == std::array<unsigned, 3>{32, 16, 1});
+  CHECK(r.shape.grid == std::array<unsigned, 3>{5, 43, 32});  // 510 / 120, 510 / 12, 510 / 16, rounded up
+  CHECK(r.shape.dynamic_smem == 2 * 2 * 16 * 128 * 4);
+  const auto defines = r.request.defines;
+  CHECK(std::ranges::find(defines, std::pair<std::string, std::string>{"FUSED_STEPS", "2"}) != defines.end());
+  CHECK(std::ranges::find(defines, std::pair<std::string, std::string>{"STRATEGY", "STREAM"}) != defines.end());
+  // The other codings launch as before and use no dynamic shared memory.
+  const ResolvedConfig base = resolve(stencil3d(1), Config::parse(stencil3d(1).default_config), h100, k512);
+  CHECK(base.shape.grid == std::array<unsigned, 3>{16, 32, 510});
+  CHECK(base.shape.dynamic_smem == 0);
+}
+
+TEST_CASE("every radius and fused step count of STREAM compiles for sm_90 and fits the H100", "[kernels][compile]") {
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  const VariantCompiler compiler(std::nullopt);
+  for (const ElementType type : {ElementType::f32, ElementType::f64}) {
+    for (int radius = 1; radius <= 5; ++radius) {
+      const KernelDescription k = stencil3d(radius, type);
+      // One configuration per fused step count the space holds: the most
+      // points per thread, then the most threads, the hardest on registers and shared memory.
+      std::map<std::int64_t, Config> chosen;
+      for (const Config& c : k.space.enumerate(environment(k, h100, k512))) {
+        if (to_string(c.at("strategy")) != "STREAM") continue;
+        const std::int64_t steps = c.get_int("fused_steps");
+        const auto work = [](const Config& x) { return x.get_int("vx") * x.get_int("py") * 4096 + x.get_int("block_y"); };
+        if (!chosen.contains(steps) || work(c) > work(chosen.at(steps))) chosen.insert_or_assign(steps, c);
+      }
+      INFO(k.name);
+      REQUIRE(chosen.contains(1));
+      if (radius <= 2 && type == ElementType::f32)
+        for (const std::int64_t steps : {2, 3}) CHECK(chosen.contains(steps));
+      if (radius == 1 && type == ElementType::f32) CHECK(chosen.contains(4));
+      for (const auto& [steps, config] : chosen) {
+        INFO(config.to_string());
+        const PlanEntry entry = plan_one(k, config, h100, k512, compiler);
+        INFO(entry.variant.log);
+        CHECK(entry.variant.ok);
+        CHECK(entry.launchable());  // registers (spilling at 1024 threads) and shared memory fit an SM
+        CHECK(entry.occupancy.blocks_per_sm >= 1);
+      }
+    }
+  }
+}
