@@ -124,6 +124,11 @@ CREATE TABLE device_metrics (
   PRIMARY KEY (device_id, name)  -- the latest measurement only
 ) WITHOUT ROWID;
 )sql",
+    // 2 -> 3: the execution-time model's prediction for each measured trial;
+    // NULL where there was none (every trial measured before version 3).
+    R"sql(
+ALTER TABLE trials ADD COLUMN predicted_ms REAL CHECK (predicted_ms > 0);
+)sql",
 };
 
 }  // namespace

@@ -125,6 +125,8 @@ std::optional<std::string> find_problem(const TrialRecord& trial) {
     if (!std::isfinite(sample)) return "config '" + trial.config + "': a timing sample is not a finite number";
   if (trial.outcome == Outcome::ok && !(trial.median_ms > 0))
     return "config '" + trial.config + "': an ok trial needs a positive median time";
+  if (trial.predicted_ms && !(std::isfinite(*trial.predicted_ms) && *trial.predicted_ms > 0))
+    return "config '" + trial.config + "': a predicted time must be a positive number";
   return std::nullopt;
 }
 
@@ -184,7 +186,15 @@ TrialRecord read_trial(const sqlite::Cursor& row, int first, const std::filesyst
   trial.sm_clock_mhz = row.integer(next());
   trial.metric = row.real(next());
   trial.metric_unit = row.text(next());
+  if (const int predicted = next(); !row.is_null(predicted)) trial.predicted_ms = row.real(predicted);
   return trial;
+}
+
+std::string trial_select_list(int schema_version) {
+  constexpr std::string_view predicted = "predicted_ms";
+  std::string list(trial_columns);
+  if (schema_version < schema::predicted_ms_version) list.replace(list.rfind(predicted), predicted.size(), "NULL");
+  return list;
 }
 
 // ---- Store ----
@@ -336,7 +346,7 @@ void Store::Impl::write_trial(std::int64_t device_id, std::int64_t kernel_id, st
                    t.spread, t.registers, t.static_smem, t.dynamic_smem, t.local_bytes, t.spill_stores,
                    t.spill_loads, t.blocks_per_sm, t.occupancy, t.limiting_factor, t.compile_s, t.verify_s,
                    t.benchmark_s, t.timestamp != 0 ? t.timestamp : now(), t.blocktune_version, t.sm_clock_mhz,
-                   t.metric, t.metric_unit);
+                   t.metric, t.metric_unit, t.predicted_ms);
 }
 
 void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,

@@ -105,7 +105,8 @@ Json to_json(const Dump::Trial& entry) {
           {"blocktune_version", t.blocktune_version},
           {"sm_clock_mhz", t.sm_clock_mhz},
           {"metric", t.metric},
-          {"metric_unit", t.metric_unit}};
+          {"metric_unit", t.metric_unit},
+          {"predicted_ms", t.predicted_ms ? Json(*t.predicted_ms) : Json()}};
 }
 
 // One record per line: large exports stay readable and diff well.
@@ -329,6 +330,8 @@ Dump dump_from_json(const Json& root, std::string_view source) {
     t.sm_clock_mhz = f.get<int>("sm_clock_mhz", 0);
     t.metric = f.get<double>("metric", 0);
     t.metric_unit = f.get<std::string>("metric_unit", "");
+    // Absent from exports of blocktune versions before predictions were stored.
+    if (f.has("predicted_ms")) t.predicted_ms = f.get<double>("predicted_ms");
     check(f, t);
   }
   return dump;
@@ -359,7 +362,8 @@ Dump read_dump(const sqlite::Connection& db) {
                             row.int64(6), row.integer(7), row.integer(8), row.integer(9), row.integer(10),
                             row.integer(11), row.integer(12) != 0});
 
-  if (schema::check(db) >= schema::device_metrics_version) {
+  const int version = schema::check(db);
+  if (version >= schema::device_metrics_version) {
     auto metrics = db.prepare(
         "SELECT (SELECT uuid FROM devices WHERE id = device_id), name, value, unit, measured_at, blocktune_version "
         "FROM device_metrics ORDER BY device_id, name");
@@ -393,7 +397,7 @@ Dump read_dump(const sqlite::Connection& db) {
   auto trials = db.prepare(
       "SELECT (SELECT uuid FROM devices WHERE id = device_id), (SELECT name FROM kernels WHERE id = kernel_id), "
       "(SELECT source_hash FROM kernels WHERE id = kernel_id), (SELECT dims FROM problems WHERE id = problem_id), " +
-      std::string(trial_columns) + " FROM trials ORDER BY id");
+      trial_select_list(version) + " FROM trials ORDER BY id");
   for (auto row = trials.query(); row.next();)
     dump.trials.push_back(
         {row.text(0), row.text(1), row.text(2), stored_problem(row.text_view(3), db.path()), read_trial(row, 4, db.path())});

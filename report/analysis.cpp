@@ -1,5 +1,7 @@
 #include "analysis.hpp"
 
+#include <blocktune/model.hpp>
+
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
@@ -186,6 +188,32 @@ std::string close_group_verdict(const Session& session, const TrialRecord& winne
   return text + ".";
 }
 
+std::optional<ModelAgreement> model_agreement(const Session& session) {
+  std::vector<double> predicted, measured;
+  for (const TrialRecord* t : session.ranked)
+    if (t->predicted_ms) {
+      predicted.push_back(*t->predicted_ms);
+      measured.push_back(t->median_ms);
+    }
+  if (predicted.size() < 2) return std::nullopt;
+  ModelAgreement agreement{predicted.size(), spearman(predicted, measured), nullptr};
+  for (const TrialRecord& t : session.trials())
+    if (t.predicted_ms && (!agreement.top_pick || *t.predicted_ms < *agreement.top_pick->predicted_ms))
+      agreement.top_pick = &t;
+  return agreement;
+}
+
+std::string model_fact(const Session& session, const ModelAgreement& model) {
+  const TrialRecord& pick = *model.top_pick;
+  const std::string where = pick.outcome == Outcome::ok
+                                ? fmt::format("ranked {} of {} measured", ordinal(session.rank(pick)), session.ranked.size())
+                                : outcome_words(pick.outcome);
+  return fmt::format(
+      "Spearman rank correlation {:.2f} between predicted and measured time over {} timed configurations; its "
+      "fastest prediction, {}, {}",
+      model.spearman, model.trials, pick.config, where);
+}
+
 std::string occupancy_verdict(const Session& session, const TrialRecord& winner) {
   const TrialRecord* fullest = nullptr;  // the fastest of the highest occupancy
   for (const TrialRecord* t : session.ranked)
@@ -292,6 +320,10 @@ std::string Session::title() const {
   return fmt::format("{} {} on {}", kernel->name, problem().to_string(), device->name);
 }
 
+bool Session::has_predictions() const {
+  return std::ranges::any_of(trials(), [](const TrialRecord& t) { return t.predicted_ms.has_value(); });
+}
+
 std::vector<Session> select_sessions(const DatabaseContents& contents, const ReportFilter& filter) {
   if (contents.sessions.empty()) throw ReportError("the database holds no tuning results yet (run `blocktune tune`)");
 
@@ -364,6 +396,7 @@ std::vector<Session> select_sessions(const DatabaseContents& contents, const Rep
                                        [&](const auto& p) { return p.first == name && !is_integer(p.second); });
           }))
         session.strategy_parameters.push_back(name);
+    session.model = model_agreement(session);
   }
   return selected;
 }
@@ -425,6 +458,9 @@ Explanation explain_trial(const Session& session, const TrialRecord& t) {
                        fmt::format("{:.4g} ms median of {} runs (fastest {:.4g} ms); spread {} "
                                    "(interquartile range / median): {}",
                                    t.median_ms, t.samples_ms.size(), t.min_ms, percent(t.spread), stability(t.spread)));
+  if (t.predicted_ms)
+    e.facts.emplace_back("predicted", fmt::format("{:.4g} ms by the execution-time model; measured {:.2f}x that",
+                                                  *t.predicted_ms, t.median_ms / *t.predicted_ms));
   if (!t.metric_unit.empty()) {
     std::string throughput = fmt::format("{:.0f} {}", t.metric, t.metric_unit);
     if (const auto share = session.bandwidth_share(t))
@@ -439,6 +475,7 @@ Explanation explain_trial(const Session& session, const TrialRecord& t) {
   e.facts.emplace_back("resources", resources_fact(t));
   e.facts.emplace_back("rank", fmt::format("{} of {} timed configurations{}", ordinal(session.rank(t)), measured,
                                            others == 0 ? "" : fmt::format(" ({} more were not timed)", others)));
+  if (session.model) e.facts.emplace_back("model", model_fact(session, *session.model));
 
   if (const TrialRecord* fallback = session.default_trial(); !fallback) {
     e.facts.emplace_back(
@@ -483,6 +520,10 @@ std::string to_text(const Explanation& e) {
   std::string text = fmt::format("{}\n  {}\n", e.heading, e.config);
   for (const auto& [label, value] : e.facts) text += fmt::format("  {:<{}}  {}", label, width, wrap(value, width + 4));
   return text + fmt::format("  {:<{}}  {}", verdict_label, width, wrap(e.verdict, width + 4));
+}
+
+std::string predicted_ms_text(const TrialRecord& trial) {
+  return trial.predicted_ms ? fmt::format("{:.4f}", *trial.predicted_ms) : "-";
 }
 
 std::string block_text(const LaunchShape& shape) {

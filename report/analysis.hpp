@@ -30,6 +30,14 @@ struct Measure {
   std::string format(double value) const;  // "2663 GB/s", "0.4032 ms"
 };
 
+// How the execution-time model's predictions, stored with the trials the
+// tuner measured, compare with the measured times.
+struct ModelAgreement {
+  std::size_t trials = 0;                  // ok trials with a prediction
+  double spearman = 0;                     // rank correlation of their predicted and median times
+  const TrialRecord* top_pick = nullptr;   // the trial predicted fastest, of any outcome
+};
+
 // One tuning session and what reports derive from it. Points into the
 // DatabaseContents it was selected from.
 struct Session {
@@ -40,6 +48,9 @@ struct Session {
   std::vector<const TrialRecord*> ranked;      // ok trials, fastest first, in the store's winner order
   Measure measure;
   std::vector<std::string> strategy_parameters;  // parameters with a value that is not an integer
+  // Empty unless two or more ok trials have a prediction (none do in
+  // databases from before predictions were stored).
+  std::optional<ModelAgreement> model;
 
   const std::vector<TrialRecord>& trials() const { return stored->trials; }
   const ProblemSize& problem() const { return stored->summary.problem; }
@@ -55,6 +66,7 @@ struct Session {
   // The copy bandwidth share of a trial's throughput, when both are GB/s.
   std::optional<double> bandwidth_share(const TrialRecord& trial) const;
   std::string title() const;  // "stencil3d_r1 512x512x512 on NVIDIA H200"
+  bool has_predictions() const;  // any trial: tables show a predicted column then
 };
 
 // The sessions the filter selects, in DatabaseContents order. Throws
@@ -84,6 +96,9 @@ struct Explanation {
 };
 Explanation explain_trial(const Session& session, const TrialRecord& trial);
 std::string to_text(const Explanation& explanation);  // for the terminal
+
+// A trial's predicted time for tables, as its median is shown: "0.3912", or "-" without one.
+std::string predicted_ms_text(const TrialRecord& trial);
 
 // Short text of a launch shape: "64x2x1".
 std::string block_text(const LaunchShape& shape);

@@ -131,6 +131,10 @@ std::string render_csv(const std::vector<Session>& sessions) {
       "registers",     "static_smem",       "dynamic_smem",    "local_bytes", "spill_stores", "spill_loads",
       "blocks_per_sm", "occupancy",         "limiting_factor", "compile_s",   "verify_s",     "benchmark_s",
       "timestamp",     "blocktune_version", "sm_clock_mhz",    "metric",      "metric_unit"};
+  // Next to the measured median, when the model predicted any of the trials.
+  const bool predicted = std::ranges::any_of(sessions, &Session::has_predictions);
+  const auto predicted_column = std::ranges::find(header, "median_ms") - header.begin() + 1;
+  if (predicted) header.insert(header.begin() + predicted_column, "predicted_ms");
   for (const auto& name : parameter_names) header.push_back("param." + name);
   std::string out = csv_line(header);
 
@@ -172,6 +176,8 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       std::to_string(t.sm_clock_mhz),
                                       exact(t.metric),
                                       t.metric_unit};
+      if (predicted)
+        fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact(*t.predicted_ms) : std::string());
       const Parameters parameters = parse_config(t.config);
       for (const auto& name : parameter_names) {
         const auto found = std::ranges::find(parameters, name, &Parameters::value_type::first);

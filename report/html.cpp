@@ -224,19 +224,22 @@ std::string convergence(const Session& s) {
 
 std::string top_table(const Session& s) {
   const bool metric = s.measure.unit != "ms";
+  const bool predicted = s.has_predictions();
   std::string html = fmt::format(
       "<table><tr><th class=\"number\">rank</th><th>configuration</th><th>block</th><th>carveout</th>"
-      "<th class=\"number\">median ms</th>{}<th class=\"number\">occupancy</th><th>limited by</th>"
+      "<th class=\"number\">median ms</th>{}{}<th class=\"number\">occupancy</th><th>limited by</th>"
       "<th class=\"number\">registers</th><th class=\"number\">spread</th></tr>",
+      predicted ? "<th class=\"number\">predicted ms</th>" : "",
       metric ? fmt::format("<th class=\"number\">{}</th>", escape(s.measure.unit)) : "");
   for (std::size_t i = 0; i < std::min(top_rows, s.ranked.size()); ++i) {
     const TrialRecord& t = *s.ranked[i];
     html += fmt::format(
         "<tr{}><td class=\"number\">{}</td><td><code>{}</code></td><td>{}</td><td class=\"number\">{}</td>"
-        "<td class=\"number\">{:.4f}</td>{}<td class=\"number\">{}</td><td class=\"nowrap\">{}</td>"
+        "<td class=\"number\">{:.4f}</td>{}{}<td class=\"number\">{}</td><td class=\"nowrap\">{}</td>"
         "<td class=\"number\">{}</td><td class=\"number\">{:.2f}%</td></tr>",
         i == 0 ? " class=\"winner\"" : "", i + 1, breakable(t.config), block_text(t.shape), t.shape.carveout,
-        t.median_ms, metric ? fmt::format("<td class=\"number\">{:.0f}</td>", t.metric) : "", percent(t.occupancy),
+        t.median_ms, predicted ? fmt::format("<td class=\"number\">{}</td>", predicted_ms_text(t)) : "",
+        metric ? fmt::format("<td class=\"number\">{:.0f}</td>", t.metric) : "", percent(t.occupancy),
         escape(t.limiting_factor), t.registers, 100 * t.spread);
   }
   return html + "</table>\n";

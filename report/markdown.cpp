@@ -43,16 +43,18 @@ void session_section(std::string& out, const Session& s) {
   out += fmt::format("\n{}\n\n", why.verdict);
 
   const bool metric = s.measure.unit != "ms";
+  const bool predicted = s.has_predictions();
   out += fmt::format(
-      "Top {} of {}:\n\n| rank | configuration | block | median ms |{} occupancy | limited by | registers | spread |\n"
-      "|---:|---|---|---:|{}---:|---|---:|---:|\n",
-      std::min(top_rows, s.ranked.size()), s.ranked.size(), metric ? fmt::format(" {} |", s.measure.unit) : "",
-      metric ? "---:|" : "");
+      "Top {} of {}:\n\n| rank | configuration | block | median ms |{}{} occupancy | limited by | registers | "
+      "spread |\n|---:|---|---|---:|{}{}---:|---|---:|---:|\n",
+      std::min(top_rows, s.ranked.size()), s.ranked.size(), predicted ? " predicted ms |" : "",
+      metric ? fmt::format(" {} |", s.measure.unit) : "", predicted ? "---:|" : "", metric ? "---:|" : "");
   for (std::size_t i = 0; i < std::min(top_rows, s.ranked.size()); ++i) {
     const TrialRecord& t = *s.ranked[i];
-    out += fmt::format("| {} | {} | {} | {:.4f} |{} {:.0f}% | {} | {} | {:.2f}% |\n", i + 1, code(t.config),
-                       block_text(t.shape), t.median_ms, metric ? fmt::format(" {:.0f} |", t.metric) : "",
-                       100 * t.occupancy, cell(t.limiting_factor), t.registers, 100 * t.spread);
+    out += fmt::format("| {} | {} | {} | {:.4f} |{}{} {:.0f}% | {} | {} | {:.2f}% |\n", i + 1, code(t.config),
+                       block_text(t.shape), t.median_ms, predicted ? fmt::format(" {} |", predicted_ms_text(t)) : "",
+                       metric ? fmt::format(" {:.0f} |", t.metric) : "", 100 * t.occupancy, cell(t.limiting_factor),
+                       t.registers, 100 * t.spread);
   }
   if (s.strategy_parameters.empty()) {
     out += "\n";

@@ -507,7 +507,11 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     bool interrupted = false;
   };
   std::map<std::string, const PlanEntry*> entry_of;
-  for (const PlanEntry* entry : ranked) entry_of.emplace(entry->config.to_string(), entry);
+  std::map<std::string, double> predicted_ms_of;  // stored with each measurement, for reports
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    entry_of.emplace(ranked[i]->config.to_string(), ranked[i]);
+    predicted_ms_of.emplace(ranked[i]->config.to_string(), predicted_seconds[i] * 1000);
+  }
   TuneProgress progress;
   progress.total = ranked.size();
   const Evaluator evaluate = [&](const Config& config) -> Evaluation {
@@ -527,6 +531,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       const double timeout = std::max(options.timeout_floor_seconds,
                                       progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
       TrialRecord trial = worker ? worker->measure(entry, static_trial(entry), timeout) : session->measure(entry, options.timing);
+      trial.predicted_ms = predicted_ms_of.at(key);
       store.add_trial(device_id, kernel_id, problem_id, trial);
       result.trials.push_back(std::move(trial));
       ++result.measured;

@@ -54,7 +54,7 @@ TEST_CASE("a new store has the current schema in WAL mode") {
   TempDir dir;
   const auto file = dir / "sub/folder/tuning.db";  // folders are created
   { Store::open(file); }
-  CHECK(pragma(file, "PRAGMA user_version") == 2);
+  CHECK(pragma(file, "PRAGMA user_version") == 3);
   CHECK(pragma(file, "PRAGMA application_id") == 0x4254554E);
   CHECK(pragma(file, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 7);
   sqlite3* db = nullptr;
@@ -66,7 +66,7 @@ TEST_CASE("a new store has the current schema in WAL mode") {
   sqlite3_finalize(stmt);
   sqlite3_close(db);
   { Store::open(file); }  // reopening an up-to-date store changes nothing
-  CHECK(pragma(file, "PRAGMA user_version") == 2);
+  CHECK(pragma(file, "PRAGMA user_version") == 3);
 }
 
 TEST_CASE("upserts return stable ids") {
@@ -119,6 +119,7 @@ TEST_CASE("a trial comes back exactly as stored") {
   t.metric = 1234.5;
   t.metric_unit = "GB/s";
   t.message = "line 1\nline 2 with 'quotes', commas, and = signs";
+  t.predicted_ms = 0.1 / 3;
   store.add_trial(device, kernel, problem, t);
 
   TrialRecord failed;
@@ -151,8 +152,10 @@ TEST_CASE("a trial comes back exactly as stored") {
   CHECK(s.sm_clock_mhz == t.sm_clock_mhz);
   CHECK(s.metric == t.metric);
   CHECK(s.metric_unit == t.metric_unit);
+  CHECK(s.predicted_ms == t.predicted_ms);
 
   CHECK(stored[1].outcome == Outcome::launch_error);
+  CHECK_FALSE(stored[1].predicted_ms.has_value());
   CHECK(stored[1].timestamp > 1'700'000'000);  // 0 is stored as the time of add_trial
   CHECK(store.has_trial(device, kernel, problem, t.config));
   CHECK_FALSE(store.has_trial(device, kernel, problem, "block_x=1,block_y=1,block_z=1"));
@@ -183,6 +186,11 @@ TEST_CASE("invalid trials are refused before they are written") {
   CHECK_THROWS_AS(store.add_trial(device, kernel, problem, t), std::invalid_argument);
   t = trial(32, 1, 1, 1.0);
   t.samples_ms.push_back(std::numeric_limits<double>::quiet_NaN());
+  CHECK_THROWS_AS(store.add_trial(device, kernel, problem, t), std::invalid_argument);
+  t = trial(32, 1, 1, 1.0);
+  t.predicted_ms = 0;
+  CHECK_THROWS_WITH(store.add_trial(device, kernel, problem, t), Catch::Contains("predicted time"));
+  t.predicted_ms = std::numeric_limits<double>::infinity();
   CHECK_THROWS_AS(store.add_trial(device, kernel, problem, t), std::invalid_argument);
   // A session key that does not exist is a constraint failure, not a crash.
   CHECK_THROWS_AS(store.add_trial(device + 100, kernel, problem, trial(32, 1, 1, 1.0)), StoreError);

@@ -18,10 +18,10 @@ TRIAL_COLUMNS = [
 SESSION_COLUMNS = ["device_uuid", "device_name", "kernel", "source_hash", "problem"]
 
 
-def stored_trials(database):
+def stored_trials(database, extra_columns):
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
-    columns = ", ".join(f"t.{c}" for c in TRIAL_COLUMNS)
+    columns = ", ".join(f"t.{c}" for c in TRIAL_COLUMNS + extra_columns)
     return db.execute(
         f"SELECT d.uuid AS device_uuid, d.name AS device_name, k.name AS kernel, k.source_hash, p.dims AS problem, "
         f"k.parameter_names, {columns} FROM trials t JOIN devices d ON d.id = t.device_id "
@@ -29,6 +29,8 @@ def stored_trials(database):
 
 
 def same(column, stored, text):
+    if stored is None:  # no prediction
+        return text == ""
     if isinstance(stored, float):
         return float(text) == stored  # exact: the CSV holds the shortest round-trip decimal
     if column == "samples_ms":
@@ -38,13 +40,16 @@ def same(column, stored, text):
 
 def check(database, csv_file):
     with open(csv_file, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    trials = stored_trials(database)
+        reader = csv.DictReader(f)
+        rows = list(reader)
+    # Present (schema version 3 on) only where some trial has a prediction.
+    predicted = ["predicted_ms"] if "predicted_ms" in reader.fieldnames else []
+    trials = stored_trials(database, predicted)
     if len(rows) != len(trials):
         sys.exit(f"{csv_file}: {len(rows)} rows, the database holds {len(trials)} trials")
     mismatches = 0
     for number, (row, trial) in enumerate(zip(rows, trials), start=1):
-        for column in SESSION_COLUMNS + TRIAL_COLUMNS:
+        for column in SESSION_COLUMNS + TRIAL_COLUMNS + predicted:
             if not same(column, trial[column], row[column]):
                 mismatches += 1
                 print(f"{csv_file} row {number} {column}: {row[column]!r} != stored {trial[column]!r}", file=sys.stderr)

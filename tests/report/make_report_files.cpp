@@ -2,7 +2,8 @@
 //   make_report_files OUTDIR
 // h200.db (the H200 run with its copy bandwidth), report.html, trials.csv,
 // t4.json, report.md; two-devices.db and two-devices.html (cross-device view);
-// tricky.db and tricky.csv (a message that needs CSV quoting).
+// tricky.db and tricky.csv (a message that needs CSV quoting, a predicted time
+// on one trial and none on the other).
 #include "report_fixture.hpp"
 
 #include <blocktune/report.hpp>
@@ -36,6 +37,7 @@ void write_tricky(const std::filesystem::path& database) {
   ok.median_ms = 0.30000000000000004;
   ok.min_ms = 1e-300;
   ok.mean_ms = 0.13333333333333333;
+  ok.predicted_ms = 0.1 / 3;
   store.add_trial(device, kernel, problem, ok);
 }
 

@@ -72,6 +72,10 @@ struct TrialRecord {
   int sm_clock_mhz = 0;  // 0 when unknown
   double metric = 0;
   std::string metric_unit;  // e.g. GB/s, for reports
+  // What the execution-time model predicted for this configuration before it
+  // was measured; empty for trials the tuner did not rank (and those stored
+  // before schema version 3).
+  std::optional<double> predicted_ms;
 };
 
 // The fastest ok trial of a (device, kernel, problem). Margins are ratios

@@ -1,0 +1,175 @@
+// The execution-time model's prediction stored with each trial (schema
+// version 3): store, JSON, merge, and databases of version 2 and earlier.
+#include "db_test_util.hpp"
+
+#include <blocktune/runtime.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+
+#include <sstream>
+
+using namespace blocktune;
+using namespace blocktune::test;
+
+namespace {
+
+const ProblemSize cube{{64, 64, 64}};
+constexpr std::string_view h200_uuid = "GPU-0b9d8d58-402f-e168-d1db-e962fc39fe74";
+
+void exec(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+  char* error = nullptr;
+  const int code = sqlite3_exec(db, sql, nullptr, nullptr, &error);
+  const std::string message = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(db);
+  INFO(message);
+  REQUIRE(code == SQLITE_OK);
+}
+
+std::int64_t count(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  const std::int64_t value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return value;
+}
+
+std::string exported(const std::filesystem::path& file) {
+  std::ostringstream out;
+  export_json(file, out);
+  return out.str();
+}
+
+// A database as blocktune wrote it at schema version 2: the committed H200
+// run (version 1) with the one table version 2 added.
+std::filesystem::path version_2_database(const TempDir& dir) {
+  const auto file = dir / "v2.db";
+  std::filesystem::copy_file(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "db/stencil3d_r1_h200.db", file);
+  std::filesystem::permissions(file, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  exec(file, R"sql(
+    CREATE TABLE device_metrics (
+      device_id         INTEGER NOT NULL REFERENCES devices (id),
+      name              TEXT    NOT NULL CHECK (name <> ''),
+      value             REAL    NOT NULL,
+      unit              TEXT    NOT NULL,
+      measured_at       INTEGER NOT NULL,
+      blocktune_version TEXT    NOT NULL,
+      PRIMARY KEY (device_id, name)
+    ) WITHOUT ROWID;
+    INSERT INTO device_metrics VALUES (1, 'copy_bandwidth_gbs', 4215, 'GB/s', 1795236959, '0.1.0');
+    PRAGMA user_version = 2;)sql");
+  return file;
+}
+
+bool any_prediction(const DatabaseContents& contents) {
+  for (const auto& session : contents.sessions)
+    for (const auto& trial : session.trials)
+      if (trial.predicted_ms) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("predicted times go through the store, JSON export, import and merge") {
+  TempDir dir;
+  const auto original = dir / "a.db";
+  {
+    Store store = Store::open(original);
+    const auto device = store.upsert_device(h100());
+    const auto kernel = store.upsert_kernel(stencil());
+    const auto problem = store.upsert_problem(kernel, cube);
+    TrialRecord predicted = trial(64, 1, 1, 0.5);
+    predicted.predicted_ms = 0.1 + 0.2;  // not a short decimal: must come back exactly
+    store.add_trial(device, kernel, problem, predicted);
+    store.add_trial(device, kernel, problem, trial(32, 4, 1, 0.75));  // not ranked by the model
+    store.update_winner(device, kernel, problem);  // as import does
+  }
+  const std::string json = exported(original);
+  CHECK(json.find("\"predicted_ms\":0.30000000000000004") != std::string::npos);
+  CHECK(json.find("\"predicted_ms\":null") != std::string::npos);
+
+  const auto imported = dir / "b.db";
+  std::istringstream in(json);
+  Store::open(imported).import_json(in, "a.json");
+  CHECK(exported(imported) == json);
+  const auto merged = dir / "c.db";
+  Store::open(merged).merge(original);
+  CHECK(exported(merged) == json);
+
+  const auto trials = read_database(imported).sessions.at(0).trials;
+  REQUIRE(trials.size() == 2);
+  CHECK(trials[0].predicted_ms == 0.1 + 0.2);
+  CHECK_FALSE(trials[1].predicted_ms.has_value());
+}
+
+TEST_CASE("an export without predicted times imports with none; a bad one is refused") {
+  TempDir dir;
+  const auto file = dir / "t.db";
+  const std::string head = std::string(R"({"format": "blocktune-tuning-db", "devices": [{"uuid": "GPU-1"}], )") +
+                           R"("kernels": [{"name": "stencil3d"}], "trials": [{"device": "GPU-1", )" +
+                           R"("kernel": "stencil3d", "problem": "64", "config": "block_x=32", "block": [32, 1, 1], )" +
+                           R"("outcome": "ok", "median_ms": 1)";
+  {
+    std::istringstream old_export(head + "}]}");
+    Store::open(file).import_json(old_export, "old.json");
+  }
+  CHECK_FALSE(read_database(file).sessions.at(0).trials.at(0).predicted_ms.has_value());
+
+  for (const auto& [value, problem] : {std::pair{"-1", "a predicted time must be a positive number"},
+                                       std::pair{"\"fast\"", "predicted_ms: expected a number"}}) {
+    std::istringstream bad(head + R"(, "predicted_ms": )" + value + "}]}");
+    CHECK_THROWS_WITH(Store::open(file).import_json(bad, "bad.json"),
+                      Catch::Contains("'bad.json': trials[0]") && Catch::Contains(problem));
+  }
+}
+
+TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a store opens it") {
+  TempDir dir;
+  const auto file = version_2_database(dir);
+  const auto before = read_file(file);
+
+  // Readers do not migrate: everything reads, predictions are empty, the file stays as it was.
+  const DatabaseContents old = read_database(file);
+  REQUIRE(old.sessions.size() == 1);
+  CHECK(old.sessions[0].trials.size() == 3840);
+  CHECK_FALSE(any_prediction(old));
+  CHECK(old.device_metrics.at(std::string(h200_uuid)).at(0).value == 4215);
+  const std::string old_export = exported(file);
+  CHECK(old_export.find("\"predicted_ms\":null") != std::string::npos);
+  CHECK(old_export.find("\"predicted_ms\":0") == std::string::npos);
+  CHECK(summarize_database(file).schema_version == 2);
+  CHECK(check_database(file).ok());
+  CHECK(TuningDatabase::open(file).best("stencil3d_r1", {std::string(h200_uuid), "", 9, 0, 132}, {{512, 512, 512}})
+            .match == MatchKind::exact);
+  CHECK(read_file(file) == before);
+
+  // Merging it into a new store carries every trial.
+  const auto merged = dir / "merged.db";
+  CHECK(Store::open(merged).merge(file).trials_added == 3840);
+
+  // A store migrates it in place, adding the column and keeping every row.
+  {
+    Store store = Store::open(file);
+    const auto stored = store.trials(1, 1, 1);
+    CHECK(stored.size() == 3840);
+    CHECK(std::ranges::none_of(stored, [](const TrialRecord& t) { return t.predicted_ms.has_value(); }));
+    TrialRecord predicted = stored.front();
+    predicted.predicted_ms = 0.42;
+    store.add_trial(1, 1, 1, predicted);
+  }
+  CHECK(count(file, "PRAGMA user_version") == 3);
+  CHECK(count(file, "SELECT count(*) FROM trials") == 3840);
+  CHECK(count(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
+  CHECK(count(file, "SELECT count(*) FROM winners") == 1);
+  CHECK(count(file, "SELECT count(*) FROM device_metrics") == 1);
+  CHECK(check_database(file).ok());
+  CHECK(exported(file).find("\"predicted_ms\":0.42") != std::string::npos);
+  CHECK(exported(merged).find("\"predicted_ms\":0") == std::string::npos);  // as read from version 2
+}
