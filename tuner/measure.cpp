@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -475,6 +476,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     candidates.push_back(r.entry->config);
     predicted_seconds.push_back(r.prediction.seconds);
   }
+  // A prediction the model could not make ranks last rather than stopping the run.
+  for (double& seconds : predicted_seconds)
+    if (!std::isfinite(seconds)) seconds = std::numeric_limits<double>::max();
   if (ranked.empty()) {
     result.stopped = "no configuration can launch (see `blocktune plan`)";
     return result;
@@ -510,7 +514,8 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   std::map<std::string, double> predicted_ms_of;  // stored with each measurement, for reports
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     entry_of.emplace(ranked[i]->config.to_string(), ranked[i]);
-    predicted_ms_of.emplace(ranked[i]->config.to_string(), predicted_seconds[i] * 1000);
+    if (std::isfinite(predicted_seconds[i]) && predicted_seconds[i] > 0)
+      predicted_ms_of.emplace(ranked[i]->config.to_string(), predicted_seconds[i] * 1000);
   }
   TuneProgress progress;
   progress.total = ranked.size();
@@ -531,7 +536,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       const double timeout = std::max(options.timeout_floor_seconds,
                                       progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
       TrialRecord trial = worker ? worker->measure(entry, static_trial(entry), timeout) : session->measure(entry, options.timing);
-      trial.predicted_ms = predicted_ms_of.at(key);
+      if (auto predicted = predicted_ms_of.find(key); predicted != predicted_ms_of.end()) trial.predicted_ms = predicted->second;
       store.add_trial(device_id, kernel_id, problem_id, trial);
       result.trials.push_back(std::move(trial));
       ++result.measured;
