@@ -105,7 +105,6 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
   const int x0 = blockIdx.x * OW - LEAD + tx;              // a multiple of VX
   const int y0 = blockIdx.y * OH - (HALO - R) + ty;
   const bool x_in_grid = x0 >= 0 && x0 < nx;  // all VX points or none: nx % VX == 0
-  const bool x_neighbours = tx >= R && tx + VX + R <= TW;
   const long long sy = nx;
   const long long sz = (long long)nx * ny;
   const int k_begin = blockIdx.z * Z_CHUNK + R;  // the planes this block writes
@@ -173,7 +172,7 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
 #pragma unroll
         for (int v = 0; v < VX; ++v) value[i][v] = below[R][i][v];
         const int y = y0 + i;
-        if (!(x_neighbours && plane_interior && y >= R && y < ny - R && ty + i >= R && ty + i + R < TH)) continue;
+        if (!(plane_interior && y >= R && y < ny - R && ty + i >= R && ty + i + R < TH)) continue;
         REAL south[R][VX], north[R][VX];  // rows i - r and i + r: the thread's own, or its neighbours' in shared memory
 #pragma unroll
         for (int r = 1; r <= R; ++r) {
@@ -192,7 +191,9 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
         }
 #pragma unroll
         for (int v = 0; v < VX; ++v) {
-          if (x0 + v < R || x0 + v >= nx - R) continue;
+          // Per point, not per thread: with one fused step the written columns
+          // start R into the tile, inside the first thread's vector.
+          if (x0 + v < R || x0 + v >= nx - R || tx + v < R || tx + v + R >= TW) continue;
           REAL sum = c[0] * below[R][i][v];
 #pragma unroll
           for (int r = 1; r <= R; ++r) {

@@ -465,25 +465,30 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   for (const PlanEntry& entry : plan.entries)
     if (!entry.launchable() && !stored.contains(entry.config.to_string())) store.add_trial(device_id, kernel_id, problem_id, static_trial(entry));
 
-  // Candidates in the order the execution-time model predicts, fastest first,
-  // with the device's characterisation where `blocktune characterize` stored
-  // one; the predictions are the strategy's model scores.
-  std::vector<const PlanEntry*> ranked;
-  std::vector<Config> candidates;
-  std::vector<double> predicted_seconds;
-  for (const RankedEntry& r : rank_by_model(kernel, plan, model_parameters(device, store.device_metrics(device_id)))) {
-    ranked.push_back(r.entry);
-    candidates.push_back(r.entry->config);
-    predicted_seconds.push_back(r.prediction.seconds);
-  }
-  // A prediction the model could not make ranks last rather than stopping the run.
-  for (double& seconds : predicted_seconds)
-    if (!std::isfinite(seconds)) seconds = std::numeric_limits<double>::max();
-  if (ranked.empty()) {
+  // The candidates in the plan's order, so that a strategy and seed retrace
+  // the same steps when a rerun resumes, whatever the model predicts then. The
+  // model's predicted times (with the device's characterisation where
+  // `blocktune characterize` stored one) are the strategy's model scores; a
+  // prediction the model could not make ranks last rather than stopping the run.
+  const std::vector<RankedEntry> by_prediction = rank_by_model(kernel, plan, model_parameters(device, store.device_metrics(device_id)));
+  if (by_prediction.empty()) {
     result.stopped = "no configuration can launch (see `blocktune plan`)";
     return result;
   }
-  const TrialRecord first_ranked = static_trial(*ranked.front());
+  std::map<const PlanEntry*, double> prediction_of;
+  for (const RankedEntry& r : by_prediction)
+    prediction_of.emplace(r.entry, std::isfinite(r.prediction.seconds) ? r.prediction.seconds : std::numeric_limits<double>::max());
+  std::vector<const PlanEntry*> launchable;
+  std::vector<Config> candidates;
+  std::vector<double> predicted_seconds;
+  for (const PlanEntry& entry : plan.entries) {
+    if (const auto found = prediction_of.find(&entry); found != prediction_of.end()) {
+      launchable.push_back(&entry);
+      candidates.push_back(entry.config);
+      predicted_seconds.push_back(found->second);
+    }
+  }
+  const TrialRecord first_ranked = static_trial(*by_prediction.front().entry);
   store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
 
   // In a worker process when possible: a configuration that faults or hangs
@@ -497,7 +502,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     result.copy_bandwidth_gbs = worker->copy_bandwidth_gbs();
     result.isolated = true;
   } else {
-    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : ranked.front());
+    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : by_prediction.front().entry);
     result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
   }
   store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
@@ -512,13 +517,13 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   };
   std::map<std::string, const PlanEntry*> entry_of;
   std::map<std::string, double> predicted_ms_of;  // stored with each measurement, for reports
-  for (std::size_t i = 0; i < ranked.size(); ++i) {
-    entry_of.emplace(ranked[i]->config.to_string(), ranked[i]);
-    if (std::isfinite(predicted_seconds[i]) && predicted_seconds[i] > 0)
-      predicted_ms_of.emplace(ranked[i]->config.to_string(), predicted_seconds[i] * 1000);
+  for (std::size_t i = 0; i < launchable.size(); ++i) {
+    entry_of.emplace(launchable[i]->config.to_string(), launchable[i]);
+    if (predicted_seconds[i] > 0 && predicted_seconds[i] < std::numeric_limits<double>::max())  // a real prediction
+      predicted_ms_of.emplace(launchable[i]->config.to_string(), predicted_seconds[i] * 1000);
   }
   TuneProgress progress;
-  progress.total = ranked.size();
+  progress.total = launchable.size();
   const Evaluator evaluate = [&](const Config& config) -> Evaluation {
     const auto measurement_start = Clock::now();
     const std::string key = config.to_string();
