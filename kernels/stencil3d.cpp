@@ -104,16 +104,27 @@ KernelDescription stencil3d(int radius, ElementType type) {
   // A z loop walks a chunk of planes; without one each thread takes one plane.
   k.space.add_constraint(R"(zloop == "NONE" ? z_chunk == 1 : z_chunk > 1 && block_z == 1)");
   k.space.add_constraint("nx % vx == 0");  // vector loads stay aligned
-  k.space.add_constraint(fmt::format(R"(strategy != "COMP" || block_z * (block_y + {0}) * (block_x * vx + {0}) * {1} <= 49152)",
-                                     2 * radius, size_of(type)));
-  // STREAM is the only coding that fuses steps and takes several rows per
-  // thread. A warp spans its tile's width; it streams z through a register ring
-  // (REG) of fused_steps x (2 * radius + 1) planes x py x vx values, which must
-  // leave room for the rest; it warms up 2 * fused_steps * radius planes per
-  // chunk, so short chunks are pointless; it needs shared memory, so no zero carveout.
+  // COMP's tiles (stencil3d.cu): the block's rows and R rows either side, its
+  // columns and `lead` >= R columns either side (a multiple of the vector and of
+  // a 16-byte copy), per z slice, two of them with a z loop.
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(size_of(type));
+  const std::string align = fmt::format("(vx > {0} ? vx : {0})", chunk);
+  const std::string comp_lead = fmt::format("(({} + {} - 1) / {} * {})", radius, align, align, align);
+  const std::string comp_smem = fmt::format("block_z * (z_chunk > 1 ? 2 : 1) * (block_y * py + {}) * (block_x * vx + 2 * {}) * {}",
+                                            2 * radius, comp_lead, size_of(type));
+  k.space.add_constraint(fmt::format(R"(strategy != "COMP" || {} <= max_shared_per_block)", comp_smem));
+  // STREAM is the only coding that fuses steps. A warp spans its tile's width;
+  // it streams z through a register ring (REG) of fused_steps x (2 * radius + 1)
+  // planes x py x vx values, which must leave room for the rest; it warms up
+  // 2 * fused_steps * radius planes per chunk, so short chunks are pointless; it
+  // needs shared memory, so no zero carveout. The other codings' register queue
+  // (REG) of 2 * radius + 1 planes x py x vx values keeps to the same budget.
   k.space.add_constraint(fmt::format(R"(strategy == "STREAM" ? block_x == 32 && zloop == "REG" && z_chunk >= 16 && carveout != 0 && )"
-                                     R"(fused_steps * {} * py * vx <= 64 : fused_steps == 1 && py == 1)",
+                                     R"(fused_steps * {0} * py * vx <= 64 : fused_steps == 1 && (zloop != "REG" || {0} * py * vx <= 64))",
                                      2 * radius + 1));
+  // Several rows per thread share their y neighbours plane after plane: only
+  // with a z loop and vector rows, and a block's rows stay within block_y's range.
+  k.space.add_constraint(R"(strategy == "STREAM" || py == 1 || zloop != "NONE" && vx >= 2 && block_y * py <= 16)");
   // Its tile must be mostly written: at least half of it outside the redundant halo.
   const std::string halo = fmt::format("fused_steps * {}", radius);
   const std::string lead = fmt::format("(({} - {} + vx - 1) / vx * vx)", halo, radius);
@@ -127,9 +138,9 @@ KernelDescription stencil3d(int radius, ElementType type) {
 
   const std::string interior = fmt::format("- {}", 2 * radius);
   k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {}, {}) : ceil_div(nx, block_x * vx))", interior, written_x),
-            fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" ? {} : block_y))", interior, written_y),
+            fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" ? {} : block_y * py))", interior, written_y),
             fmt::format("ceil_div(nz {}, block_z * z_chunk)", interior)};
-  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : 0)", stream_smem);
+  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : strategy == "COMP" ? {} : 0)", stream_smem, comp_smem);
   k.carveout = "carveout";
 
   k.arguments = {

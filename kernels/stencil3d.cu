@@ -12,7 +12,7 @@
 //   Z_CHUNK   planes per thread, so that a z loop still fills the GPU.
 //   VX        contiguous points per thread in x, read with vector loads (nx % VX == 0).
 //   FUSED_STEPS  time steps per pass (STREAM; 1 elsewhere).
-//   PY        rows per thread (STREAM; 1 elsewhere).
+//   PY        rows per thread, which share their y neighbours.
 //   BLOCK_X, BLOCK_Y, BLOCK_Z, REAL.
 #ifndef REAL
 #define REAL float
@@ -238,6 +238,54 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
 
 #else
 
+#if STRATEGY == COMP
+// `N` elements (N * sizeof(REAL) is 4, 8 or 16 bytes) from global to shared memory
+// without holding registers (cp.async, sm_80 on), or zeros where `inside` is false;
+// wait_copies() waits for the thread's copies.
+template <int N>
+__device__ __forceinline__ void copy_async(REAL* shared, const REAL* global, bool inside) {
+#if __CUDA_ARCH__ >= 800
+  constexpr int bytes = N * sizeof(REAL);
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  if constexpr (bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(global), "r"(inside ? 16 : 0) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(to), "l"(global), "n"(bytes), "r"(inside ? bytes : 0) : "memory");
+#else
+#pragma unroll
+  for (int i = 0; i < N; ++i) shared[i] = inside ? global[i] : REAL(0);
+#endif
+}
+
+__device__ __forceinline__ void wait_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+// Rows y0 .. y0 + TH - 1, columns x0 .. x0 + TW - 1 of `plane` into `tile`, zeros
+// beyond the grid, the copies spread over the THREADS threads of a tile. x0 and TW
+// are multiples of N, so that with nx % N == 0 every N-element copy is aligned
+// and wholly inside the grid or wholly outside.
+template <int N, int TH, int TW, int THREADS>
+__device__ __forceinline__ void fill_tile(REAL (&tile)[TH][TW], const REAL* plane, int x0, int y0, int nx, int ny, int thread) {
+  constexpr int PER_ROW = TW / N;
+#pragma unroll 4
+  for (int c = thread; c < TH * PER_ROW; c += THREADS) {
+    const int row = c / PER_ROW, column = c % PER_ROW * N;
+    const int x = x0 + column, y = y0 + row;
+    const bool inside = y < ny && x >= 0 && x < nx;
+    copy_async<N>(&tile[row][column], inside ? plane + (long long)y * nx + x : plane, inside);
+  }
+}
+#endif
+
+// BASE, CSL and COMP: a thread computes VX points in x (vectors) in each of PY
+// rows, for one plane (NONE) or Z_CHUNK planes (INTZ, REG). Its PY rows share one
+// column of PY + 2R vectors for their y neighbours (read once per plane), and
+// each row reads HALO vectors either side for its x neighbours. BASE and CSL read
+// them from global memory (the L1 serves the reuse); COMP from the block's xy
+// tile of the plane in shared memory.
 template <int R>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y * BLOCK_Z)
 stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
@@ -245,29 +293,51 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
 #pragma unroll
   for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
 
+  constexpr int HALO = (R + VX - 1) / VX;  // vectors either side that cover the x neighbours
   const int x0 = (blockIdx.x * BLOCK_X + threadIdx.x) * VX;  // this thread's first point in x
-  const int j = blockIdx.y * BLOCK_Y + threadIdx.y + R;
+  const int j0 = (blockIdx.y * BLOCK_Y + threadIdx.y) * PY + R;  // and its first row
   const int k_first = (blockIdx.z * BLOCK_Z + threadIdx.z) * Z_CHUNK + R;
-  const bool row_inside = j < ny - R && x0 < nx;
+  const bool columns_inside = x0 < nx;  // all VX points or none: nx % VX == 0
   const long long sy = nx;
   const long long sz = (long long)nx * ny;
+  const auto row_inside = [&](int i) { return j0 + i < ny - R; };
 
 #if STRATEGY == COMP
-  constexpr int TW = BLOCK_X * VX + 2 * R;  // tile width, halo included
-  constexpr int TH = BLOCK_Y + 2 * R;
-  __shared__ REAL tile[BLOCK_Z][TH][TW];
-  const int tile_x0 = blockIdx.x * BLOCK_X * VX - R;  // grid x of tile column 0
-  const int tile_y0 = blockIdx.y * BLOCK_Y;           // grid y of tile row 0
+  // The tile of a plane: the block's rows with R rows either side, its columns
+  // with LEAD >= R columns either side, LEAD a multiple of the vector and of a
+  // 16-byte copy so that both stay aligned. With a z loop two tiles alternate:
+  // the next plane's arrives while this one's is read, one barrier per plane.
+  constexpr int CHUNK = 16 / sizeof(REAL);
+  constexpr int ALIGN = VX > CHUNK ? VX : CHUNK;
+  constexpr int LEAD = (R + ALIGN - 1) / ALIGN * ALIGN;
+  constexpr int TW = BLOCK_X * VX + 2 * LEAD, TH = BLOCK_Y * PY + 2 * R;
+  constexpr int BUFFERS = Z_CHUNK > 1 ? 2 : 1;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  REAL(&tiles)[BUFFERS][TH][TW] = reinterpret_cast<REAL(*)[BUFFERS][TH][TW]>(shared_bytes)[threadIdx.z];
+  const int tile_x0 = blockIdx.x * BLOCK_X * VX - LEAD;  // grid coordinates of the tile's first point
+  const int tile_y0 = blockIdx.y * BLOCK_Y * PY;
+  const int tx = LEAD + threadIdx.x * VX, ty = R + threadIdx.y * PY;  // tile coordinates of the thread's first point
+  const auto fill = [&](REAL(&tile)[TH][TW], int k) {
+    const int thread = threadIdx.y * BLOCK_X + threadIdx.x;
+    if (nx % CHUNK == 0)
+      fill_tile<CHUNK, TH, TW, BLOCK_X * BLOCK_Y>(tile, in + k * sz, tile_x0, tile_y0, nx, ny, thread);
+    else  // rows that are not 16-byte aligned: element by element
+      fill_tile<1, TH, TW, BLOCK_X * BLOCK_Y>(tile, in + k * sz, tile_x0, tile_y0, nx, ny, thread);
+  };
+  if (k_first < nz - R) fill(tiles[0], k_first);
 #endif
 
 #if ZLOOP == REG
-  // q[R + d][v]: the value at plane k + d of this thread's column v. The
-  // leading plane of the next step is loaded one step ahead, so two loads
-  // are in flight while a plane is computed.
-  REAL q[2 * R + 1][VX];
-  if (row_inside && k_first < nz - R) {
+  // q[R + d][i]: the value at plane k + d of this thread's row i. The leading
+  // plane of the next step is loaded one step ahead, so two loads are in
+  // flight while a plane is computed.
+  REAL q[2 * R + 1][PY][VX];
+  if (columns_inside && k_first < nz - R) {
 #pragma unroll
-    for (int d = -R; d <= R; ++d) load_row<VX>(in + (k_first + d) * sz + j * sy + x0, q[R + d]);
+    for (int i = 0; i < PY; ++i)
+      if (row_inside(i))
+#pragma unroll
+        for (int d = -R; d <= R; ++d) load_row<VX>(in + (k_first + d) * sz + (j0 + i) * sy + x0, q[R + d][i]);
   }
 #endif
 
@@ -275,91 +345,89 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
 #pragma unroll 1
   for (int z = 0; z < Z_CHUNK; ++z) {
     const int k = k_first + z;
-    const bool active = row_inside && k < nz - R;
-    const long long at = k * sz + j * sy + x0;
+    const bool plane_inside = k < nz - R;
+    const long long at0 = k * sz + j0 * sy + x0;
 
 #if ZLOOP == REG
-    REAL next[VX];
-    if (active && k + 1 < nz - R) load_row<VX>(in + at + (R + 1) * sz, next);
+    REAL next[PY][VX];
+#pragma unroll
+    for (int i = 0; i < PY; ++i)
+      if (columns_inside && row_inside(i) && k + 1 < nz - R) load_row<VX>(in + at0 + i * sy + (R + 1) * sz, next[i]);
 #endif
 
 #if STRATEGY == COMP
-    __syncthreads();  // the previous plane's tile is no longer read
-    const REAL* plane = in + min(k, nz - 1) * sz;
-    for (int ty = threadIdx.y; ty < TH; ty += BLOCK_Y) {
-      const REAL* source_row = plane + (long long)min(tile_y0 + ty, ny - 1) * sy;
-      for (int tx = threadIdx.x; tx < TW; tx += BLOCK_X) tile[threadIdx.z][ty][tx] = LOAD(source_row + min(max(tile_x0 + tx, 0), nx - 1));
-    }
+    // This plane's tile has arrived, and every thread is done with the other buffer.
+    wait_copies();
     __syncthreads();
+    if (z + 1 < Z_CHUNK && k + 1 < nz - R) fill(tiles[(z + 1) % BUFFERS], k + 1);
+    const REAL(&tile)[TH][TW] = tiles[z % BUFFERS];
+    // dy rows and dx points from the thread's first point: zeros beyond the grid are in the tile.
+    const auto read_xy = [&](int dy, int dx, REAL(&v)[VX]) { load_row<VX>(&tile[ty + dy][tx + dx], v); };
 #else
-    // This plane's row around the thread's points, read as aligned vectors:
-    // HALO vectors either side cover the R neighbours in x.
-    constexpr int HALO = (R + VX - 1) / VX;
-    REAL row[(2 * HALO + 1) * VX];
-    if (active) {
-#pragma unroll
-      for (int h = -HALO; h <= HALO; ++h) {
-        REAL(&part)[VX] = *reinterpret_cast<REAL(*)[VX]>(&row[(HALO + h) * VX]);
-        const int start = x0 + h * VX;
-        if (start >= 0 && start < nx) {
-          load_row<VX>(in + at + h * VX, part);
-        } else {
-#pragma unroll
-          for (int v = 0; v < VX; ++v) part[v] = REAL(0);  // beyond a face: never used by interior points
-        }
-      }
-    }
-#endif
-
-    if (active) {
-#if ZLOOP != REG
-      REAL below[R][VX], above[R][VX];  // planes k - r and k + r
-#pragma unroll
-      for (int r = 1; r <= R; ++r) {
-        load_row<VX>(in + at - r * sz, below[r - 1]);
-        load_row<VX>(in + at + r * sz, above[r - 1]);
-      }
-#endif
-#if STRATEGY != COMP
-      REAL south[R][VX], north[R][VX];  // rows j - r and j + r
-#pragma unroll
-      for (int r = 1; r <= R; ++r) {
-        load_row<VX>(in + at - r * sy, south[r - 1]);
-        load_row<VX>(in + at + r * sy, north[r - 1]);
-      }
-#endif
-      REAL result[VX];
-#pragma unroll
-      for (int v = 0; v < VX; ++v) {
-#if STRATEGY == COMP
-        const REAL* t = &tile[threadIdx.z][threadIdx.y + R][threadIdx.x * VX + v + R];
-        REAL sum = c[0] * t[0];
-#else
-        REAL sum = c[0] * row[HALO * VX + v];
-#endif
-#pragma unroll
-        for (int r = 1; r <= R; ++r) {
-#if STRATEGY == COMP
-          const REAL xy = t[-r] + t[r] + t[-r * TW] + t[r * TW];
-#else
-          const REAL xy = row[HALO * VX + v - r] + row[HALO * VX + v + r] + south[r - 1][v] + north[r - 1][v];
-#endif
-#if ZLOOP == REG
-          const REAL zz = q[R - r][v] + q[R + r][v];
-#else
-          const REAL zz = below[r - 1][v] + above[r - 1][v];
-#endif
-          sum += c[r] * (xy + zz);
-        }
-        result[v] = sum;
-      }
-      // One vector store where all of the thread's points are interior.
-      if (x0 >= R && x0 + VX <= nx - R) {
-        store_row<VX>(out + at, result);
+    const auto read_xy = [&](int dy, int dx, REAL(&v)[VX]) {
+      if (j0 + dy < ny && x0 + dx >= 0 && x0 + dx < nx) {
+        load_row<VX>(in + at0 + dy * sy + dx, v);
       } else {
 #pragma unroll
-        for (int v = 0; v < VX; ++v)
-          if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
+        for (int u = 0; u < VX; ++u) v[u] = REAL(0);  // beyond a face: never used by interior points
+      }
+    };
+#endif
+
+    if (plane_inside && columns_inside) {
+      // Rows j0 - R .. j0 + PY - 1 + R of the thread's columns: the y neighbours of all its rows.
+      REAL column[PY + 2 * R][VX];
+#pragma unroll
+      for (int d = 0; d < PY + 2 * R; ++d) read_xy(d - R, 0, column[d]);
+
+#pragma unroll
+      for (int i = 0; i < PY; ++i) {
+        if (!row_inside(i)) continue;
+        const long long at = at0 + i * sy;
+        // The row around the thread's points: HALO vectors either side.
+        REAL row[(2 * HALO + 1) * VX];
+#pragma unroll
+        for (int h = -HALO; h <= HALO; ++h) {
+          REAL(&part)[VX] = *reinterpret_cast<REAL(*)[VX]>(&row[(HALO + h) * VX]);
+          if (h == 0) {
+#pragma unroll
+            for (int u = 0; u < VX; ++u) part[u] = column[R + i][u];
+          } else {
+            read_xy(i, h * VX, part);
+          }
+        }
+#if ZLOOP != REG
+        REAL below[R][VX], above[R][VX];  // planes k - r and k + r
+#pragma unroll
+        for (int r = 1; r <= R; ++r) {
+          load_row<VX>(in + at - r * sz, below[r - 1]);
+          load_row<VX>(in + at + r * sz, above[r - 1]);
+        }
+#endif
+        REAL result[VX];
+#pragma unroll
+        for (int v = 0; v < VX; ++v) {
+          REAL sum = c[0] * row[HALO * VX + v];
+#pragma unroll
+          for (int r = 1; r <= R; ++r) {
+            const REAL xy = row[HALO * VX + v - r] + row[HALO * VX + v + r] + column[R + i - r][v] + column[R + i + r][v];
+#if ZLOOP == REG
+            const REAL zz = q[R - r][i][v] + q[R + r][i][v];
+#else
+            const REAL zz = below[r - 1][v] + above[r - 1][v];
+#endif
+            sum += c[r] * (xy + zz);
+          }
+          result[v] = sum;
+        }
+        // One vector store where all of the thread's points are interior.
+        if (x0 >= R && x0 + VX <= nx - R) {
+          store_row<VX>(out + at, result);
+        } else {
+#pragma unroll
+          for (int v = 0; v < VX; ++v)
+            if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
+        }
       }
     }
 
@@ -367,9 +435,13 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
 #pragma unroll
     for (int d = 0; d < 2 * R; ++d)
 #pragma unroll
-      for (int v = 0; v < VX; ++v) q[d][v] = q[d + 1][v];
+      for (int i = 0; i < PY; ++i)
 #pragma unroll
-    for (int v = 0; v < VX; ++v) q[2 * R][v] = next[v];
+        for (int v = 0; v < VX; ++v) q[d][i][v] = q[d + 1][i][v];
+#pragma unroll
+    for (int i = 0; i < PY; ++i)
+#pragma unroll
+      for (int v = 0; v < VX; ++v) q[2 * R][i][v] = next[i][v];
 #endif
   }
 }

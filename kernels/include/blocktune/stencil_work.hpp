@@ -11,7 +11,8 @@
 
 namespace blocktune {
 
-// `config` names block_x, block_y, block_z, strategy, zloop, z_chunk and vx;
+// `config` names block_x, block_y, block_z, strategy, zloop, z_chunk, vx and
+// py (1 if absent, as in recordings made before it existed);
 // `element_bytes` is 4 (FP32) or 8 (FP64).
 KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config);
 
