@@ -364,8 +364,10 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
     // dy rows and dx points from the thread's first point: zeros beyond the grid are in the tile.
     const auto read_xy = [&](int dy, int dx, REAL(&v)[VX]) { load_row<VX>(&tile[ty + dy][tx + dx], v); };
 #else
+    // Rows up to j0 + R and the thread's own columns are inside the grid where
+    // row 0 is (dy and dx are known at compile time: no test for those).
     const auto read_xy = [&](int dy, int dx, REAL(&v)[VX]) {
-      if (j0 + dy < ny && x0 + dx >= 0 && x0 + dx < nx) {
+      if ((dy <= R || j0 + dy < ny) && (dx == 0 || x0 + dx >= 0 && x0 + dx < nx)) {
         load_row<VX>(in + at0 + dy * sy + dx, v);
       } else {
 #pragma unroll
@@ -374,7 +376,7 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
     };
 #endif
 
-    if (plane_inside && columns_inside) {
+    if (plane_inside && columns_inside && row_inside(0)) {
       // Rows j0 - R .. j0 + PY - 1 + R of the thread's columns: the y neighbours of all its rows.
       REAL column[PY + 2 * R][VX];
 #pragma unroll
