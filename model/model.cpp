@@ -27,6 +27,11 @@ DeviceParameters with_metrics(DeviceParameters p, const std::map<std::string, do
   return p;
 }
 
+double l1_cache_bytes(const DeviceParameters& device, double largest_shared_per_sm, int carveout, double shared_in_use) {
+  const double reserved = carveout >= 0 ? std::max(shared_in_use, largest_shared_per_sm * carveout / 100) : shared_in_use;
+  return std::max(device.l1_bytes - reserved, 0.0);
+}
+
 std::string Prediction::bound() const {
   const std::array<std::pair<double, const char*>, 6> terms{
       {{dram, "DRAM"}, {l2, "L2"}, {l1, "L1"}, {shared, "shared"}, {issue, "issue"}, {latency, "latency"}}};
@@ -42,7 +47,16 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   const double threads = launch.blocks * launch.threads_per_block;
   Prediction p;
   p.dram = w.dram_bytes / d.dram_bandwidth;
-  p.l2 = w.l2_bytes / d.l2_bandwidth;
+  // The counts assume the L1 serves the reuse (what goes through L1 beyond the
+  // L2 traffic). It does while the resident blocks' footprint of one step fits
+  // in the L1 the carveout leaves; beyond, the share that does not fit goes to L2.
+  double l2_bytes = w.l2_bytes;
+  const double reused = std::max(0.0, w.l1_wavefronts * 128 - w.l2_bytes);
+  if (launch.l1_cache_bytes > 0 && reused > 0) {
+    const double footprint = launch.blocks_per_sm * w.l2_bytes / (launch.blocks * w.steps);
+    if (footprint > launch.l1_cache_bytes) l2_bytes += reused * (1 - launch.l1_cache_bytes / footprint);
+  }
+  p.l2 = l2_bytes / d.l2_bandwidth;
   p.l1 = w.l1_wavefronts * 128 / (d.l1_bytes_per_clock * sm_clocks);
   p.shared = w.shared_wavefronts * 128 / (d.shared_bytes_per_clock * sm_clocks);
   p.issue = w.warp_instructions / (d.issue_per_clock * sm_clocks);

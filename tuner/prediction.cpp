@@ -68,6 +68,9 @@ std::optional<Prediction> predict_entry(const KernelDescription& kernel, const P
       .threads_per_block = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]),
       .blocks_per_sm = entry.occupancy.blocks_per_sm,
       .spill_bytes = entry.variant.usage.spill_stores + entry.variant.usage.spill_loads,
+      .l1_cache_bytes = l1_cache_bytes(parameters, plan.device.shared_per_sm, shape.carveout,
+                                       double(entry.occupancy.blocks_per_sm) *
+                                           (entry.variant.usage.static_smem + shape.dynamic_smem + plan.device.reserved_shared_per_block)),
   };
   return predict(parameters, kernel_work(kernel, plan.device, plan.problem, entry.config), launch);
 }

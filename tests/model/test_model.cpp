@@ -55,6 +55,30 @@ TEST_CASE("spilling adds local-memory traffic, through L2 once the resident thre
   CHECK(predict(d, w, large).l2 > predict(d, w, base).l2);
 }
 
+TEST_CASE("reuse the carveout leaves no room for in L1 goes to L2") {
+  // 1000 blocks of 10 steps, 4 resident per SM; each step's footprint is
+  // 10 KB of L2 traffic, and L1 serves 30 KB more of reuse.
+  KernelWork w;
+  w.steps = 10;
+  w.dram_bytes = w.l2_bytes = 1000 * 10 * 10e3;
+  w.l1_wavefronts = 4 * w.l2_bytes / 128;
+  const DeviceParameters d = gpu();
+  LaunchResources launch{.blocks = 1000, .threads_per_block = 256, .blocks_per_sm = 4};
+  const double unknown = predict(d, w, launch).l2;
+  launch.l1_cache_bytes = 64e3;  // the resident footprint, 40 KB, fits
+  CHECK(predict(d, w, launch).l2 == unknown);
+  launch.l1_cache_bytes = 20e3;  // half of it fits: half the reuse goes to L2
+  CHECK(predict(d, w, launch).l2 == Approx(unknown * 2.5));
+
+  // The unified array less the shared memory the carveout or the blocks take.
+  const double largest_shared = 228 * 1024;
+  CHECK(l1_cache_bytes(d, largest_shared, -1, 0) == d.l1_bytes);
+  CHECK(l1_cache_bytes(d, largest_shared, 0, 0) == d.l1_bytes);
+  CHECK(l1_cache_bytes(d, largest_shared, 100, 0) == Approx(d.l1_bytes - largest_shared));
+  CHECK(l1_cache_bytes(d, largest_shared, 0, 64 * 1024) == d.l1_bytes - 64 * 1024);
+  CHECK(l1_cache_bytes(d, largest_shared, 100, 1e9) == 0);
+}
+
 TEST_CASE("characterised metrics replace the defaults they name") {
   DeviceParameters d = gpu();
   d.sm_clock_hz = 2e9;

@@ -105,8 +105,16 @@ SpaceFigures evaluate(const MeasuredSpace& space, const DeviceParameters& h100) 
     // the register cap of its launch bounds (65536 / threads) is taken to
     // spill, its registers' worth of bytes per step.
     const bool at_cap = row.registers >= std::min(255, 65536 / threads / 8 * 8);
-    const LaunchResources launch{.blocks = 0, .threads_per_block = threads, .blocks_per_sm = blocks_per_sm,
-                                 .spill_bytes = at_cap ? 4 * row.registers : 0};
+    // The shared memory the recorded kernel used: COMP's tile per z slice, and
+    // the 1 KiB the driver reserves per block; the carveout does the rest.
+    const Config& c = row.config;
+    const double tile_bytes =
+        to_string(c.at("strategy")) == "COMP"
+            ? double(c.get_int("block_z") * (c.get_int("block_y") + 2 * radius) * (c.get_int("block_x") * c.get_int("vx") + 2 * radius) * 4)
+            : 0.0;
+    const LaunchResources launch{
+        .blocks = 0, .threads_per_block = threads, .blocks_per_sm = blocks_per_sm, .spill_bytes = at_cap ? 4 * row.registers : 0,
+        .l1_cache_bytes = l1_cache_bytes(h100, 228 * 1024, static_cast<int>(c.get_int("carveout")), blocks_per_sm * (tile_bytes + 1024))};
     const KernelWork work = to_string(row.config.at("strategy")) == "COMP" ? recorded_comp_work(radius, dims, row.config)
                                                                            : stencil3d_work(radius, 4, dims, row.config);
     const double bx = double(row.config.get_int("block_x") * row.config.get_int("vx"));

@@ -68,7 +68,15 @@ struct LaunchResources {
   int threads_per_block = 0;
   int blocks_per_sm = 0;
   int spill_bytes = 0;   // per thread: local-memory loads + stores ptxas reports
+  // Per SM, what the carveout and the resident blocks' shared memory leave to
+  // the L1 data cache; 0 where unknown, taken as enough.
+  double l1_cache_bytes = 0;
 };
+
+// What the carveout (percent of the largest shared-memory share, -1 for the
+// driver's choice) and `shared_in_use` bytes of shared memory per SM leave to
+// the L1 data cache of one SM: the unified array less the larger of the two.
+double l1_cache_bytes(const DeviceParameters& device, double largest_shared_per_sm, int carveout, double shared_in_use);
 
 struct Prediction {
   double seconds = 0;
