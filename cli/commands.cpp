@@ -122,9 +122,9 @@ void print_plan_row(const PlanEntry& e, std::size_t width, const Prediction* pre
 
 void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
   fmt::print("{} on {} ({}), problem {}\n", kernel.name, plan.device.name, plan.device.arch(), plan.problem.to_string());
-  fmt::print("space: {:.0f} configurations; {} rejected by constraints, {} do not compile, {} cannot launch, {} to measure\n",
-             plan.raw_size, plan.count(Outcome::rejected_by_constraint), plan.count(Outcome::compile_error),
-             plan.count(Outcome::pruned_by_occupancy), plan.count(Outcome::ok));
+  fmt::print("space: {:.0f} configurations; {:.0f} rejected by constraints, {} do not compile, {} cannot launch, {} to measure\n",
+             plan.raw_size, plan.rejected(), plan.count(Outcome::compile_error), plan.count(Outcome::pruned_by_occupancy),
+             plan.count(Outcome::ok));
   fmt::print("compiled {} variants, {} from the cache, in {:.1f} s\n", plan.compiled, plan.cached, plan.seconds);
   std::vector<std::string> steps;
   for (int percent : carveout_steps(plan.device)) steps.push_back(fmt::format("{}%={}", percent, kib(carveout_bytes(plan.device, percent))));

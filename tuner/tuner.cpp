@@ -107,6 +107,8 @@ std::size_t Plan::count(Outcome outcome) const {
   return static_cast<std::size_t>(std::ranges::count_if(entries, [&](const PlanEntry& e) { return e.static_outcome() == outcome; }));
 }
 
+double Plan::rejected() const { return raw_size - double(entries.size() - count(Outcome::rejected_by_constraint)); }
+
 namespace {
 
 // Every point of the raw product, in enumeration order, for listing why the

@@ -75,6 +75,23 @@ TEST_CASE("the plan compiles each distinct variant once and explains every rejec
   for (std::size_t i = 1; i < ranked.size(); ++i) CHECK(ranked[i - 1]->occupancy.fraction >= ranked[i]->occupancy.fraction);
 }
 
+TEST_CASE("a large space lists only its valid configurations but counts the rejected ones", "[plan]") {
+  KernelDescription k = small_stencil(1);
+  std::vector<Value> values;
+  for (std::int64_t v = 0; v < 300; ++v) values.emplace_back(v);
+  k.space.add_parameter({"unused_a", values});
+  k.space.add_parameter({"unused_b", values});
+  k.space.add_constraint("unused_a == 0 && unused_b == 0 && block_x == 32 && vx == 1 && carveout == -1");
+  k.default_config += ",unused_a=0,unused_b=0";
+  k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx", "py", "fused_steps"};
+  const VariantCompiler compiler(std::nullopt);
+  const Plan plan = make_plan(k, require_arch_profile("sm_90"), ProblemSize::parse("64x64x64"), compiler);
+  REQUIRE(plan.raw_size == 96 * 300 * 300);
+  CHECK(plan.count(Outcome::rejected_by_constraint) == 0);  // too many to list
+  CHECK(plan.entries.size() == 6);  // block 32x1x1 has too few threads
+  CHECK(plan.rejected() == 96 * 300 * 300 - 6);
+}
+
 TEST_CASE("a plan with a broken source records compile errors and goes on", "[plan]") {
   KernelDescription k = small_stencil(1);
   k.source += "\n#if STRATEGY == CSL\n#error CSL deliberately broken\n#endif\n";  // half the variants

@@ -61,6 +61,8 @@ struct Plan {
   std::size_t compiled = 0, cached = 0;
 
   std::size_t count(Outcome outcome) const;
+  // Configurations the constraints reject, listed in `entries` or not.
+  double rejected() const;
 };
 
 struct PlanOptions {
