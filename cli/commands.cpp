@@ -121,7 +121,8 @@ void print_plan_row(const PlanEntry& e, std::size_t width, const Prediction* pre
 }
 
 void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
-  fmt::print("{} on {} ({}), problem {}\n", kernel.name, plan.device.name, plan.device.arch(), plan.problem.to_string());
+  fmt::print("{} on {}{}, problem {}\n", kernel.name, plan.device.name,
+             plan.device.is_profile() ? "" : fmt::format(" ({})", plan.device.arch()), plan.problem.to_string());
   fmt::print("space: {:.0f} configurations; {:.0f} rejected by constraints, {} do not compile, {} cannot launch, {} to measure\n",
              plan.raw_size, plan.rejected(), plan.count(Outcome::compile_error), plan.count(Outcome::pruned_by_occupancy),
              plan.count(Outcome::ok));
