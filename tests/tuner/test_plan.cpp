@@ -32,13 +32,13 @@ KernelDescription small_stencil(int radius) {
 TEST_CASE("a configuration resolves to defines, an entry and a launch geometry", "[plan]") {
   const KernelDescription k = stencil3d(2);
   const DeviceInfo h100 = require_arch_profile("sm_90");
-  const Config config = Config::parse("block_x=64,block_y=4,block_z=1,strategy=CSL,zloop=REG,z_chunk=16,vx=2,carveout=100");
+  const Config config = Config::parse("block_x=64,block_y=4,block_z=1,strategy=CSL,zloop=REG,z_chunk=16,vx=2,py=1,fused_steps=1,carveout=100");
   const ResolvedConfig r = resolve(k, config, h100, ProblemSize::parse("512x256x100"));
   CHECK(r.request.kernel == "stencil3d<2>");
   CHECK(r.request.arch == "sm_90");
   const std::vector<std::pair<std::string, std::string>> defines = {{"BLOCK_X", "64"}, {"BLOCK_Y", "4"}, {"BLOCK_Z", "1"},
                                                                     {"STRATEGY", "CSL"}, {"ZLOOP", "REG"}, {"Z_CHUNK", "16"},
-                                                                    {"VX", "2"}};
+                                                                    {"VX", "2"},        {"PY", "1"},        {"FUSED_STEPS", "1"}};
   CHECK(r.request.defines == defines);
   CHECK(r.shape.block == std::array<unsigned, 3>{64, 4, 1});
   // x: 512 points in 64 x 2 per block; y: 252 interior rows in 4s; z: 96 interior planes in chunks of 16.
