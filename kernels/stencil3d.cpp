@@ -167,10 +167,9 @@ KernelDescription stencil3d(int radius, ElementType type) {
   };
   k.reference_key = "fused_steps";
   // For the execution-time model: the traffic and instructions of each coding,
-  // counted in stencil3d_work.cpp. STREAM is not counted yet and falls back to
-  // bytes_moved and flops (its k steps' effective bytes, not what it moves).
+  // counted in stencil3d_work.cpp.
   k.work = [radius, type](const ProblemSize& problem, const Config& config) -> std::optional<KernelWork> {
-    if (problem.dims.size() != 3 || to_string(config.at("strategy")) == "STREAM") return std::nullopt;
+    if (problem.dims.size() != 3) return std::nullopt;
     return stencil3d_work(radius, static_cast<int>(size_of(type)), {problem.dims[0], problem.dims[1], problem.dims[2]}, config);
   };
   k.tolerance = f64 ? 1e-12 : 1e-5;

@@ -16,6 +16,45 @@ double row_bytes(std::int64_t elements, int element_bytes) {
   return (double(ceil_div(elements * element_bytes, std::int64_t(kSector))) + 1) * kSector;
 }
 
+// STREAM (stencil3d.cu): a block of 32 x block_y threads owns a tile of
+// 32 * vx by block_y * py points, overlapping its neighbours by fused_steps * R,
+// and walks z_chunk planes plus fused_steps * R before and after. Per plane a
+// thread loads its py row vectors once; each fused step then shuffles its x
+// neighbours, reads its y neighbours beyond its own rows from shared memory,
+// stores its edge rows there for the others, and shifts its register ring.
+KernelWork stream_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
+  const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
+  const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
+  const std::int64_t z_chunk = config.get_int("z_chunk"), k = config.get_int("fused_steps");
+  const std::int64_t halo = k * r, tile_width = 32 * vx, tile_rows = by * py;
+  const std::int64_t lead = ceil_div(halo - r, vx) * vx;
+  const std::int64_t written_width = (tile_width - halo - r - lead) / vx * vx, written_rows = tile_rows - 2 * halo;
+  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument("the STREAM tile is too small for its halo");
+  const double blocks = double(ceil_div(nx - 2 * r, written_width) * ceil_div(ny - 2 * r, written_rows) * ceil_div(nz - 2 * r, z_chunk));
+  const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
+  const double planes = double(z_chunk + 2 * halo);
+  const double thread_steps = blocks * double(32 * by) * planes;
+
+  KernelWork w;
+  w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;  // overlapping tiles meet in L2
+  w.l2_bytes = blocks * planes * double(tile_rows) * row_bytes(tile_width, element_bytes) + cells * element_bytes;
+  const double vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
+  double shared_loads = 0;  // per row and step: the y neighbours beyond the thread's rows
+  for (std::int64_t i = 0; i < py; ++i)
+    for (std::int64_t d = 1; d <= r; ++d) shared_loads += double(i - d < 0) + double(i + d >= py);
+  const double shared_stores = double(std::min(py, 2 * r));
+  const double per_step = double(2 * r * py) /* shuffles */ + shared_loads + shared_stores + double(vx * py * (5 * r + 1)) +
+                          double(2 * r * py * vx) /* ring shift */;
+  // The row loads, and the stores of the last step's written part of the tile.
+  const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
+  w.l1_wavefronts = thread_steps / 32 * double(py) * (1 + written) * vector_wavefronts;
+  w.shared_wavefronts = thread_steps / 32 * double(k) * (shared_loads + shared_stores) * vector_wavefronts;
+  w.warp_instructions = thread_steps / 32 * (3 * double(py) + double(k) * per_step + 22);
+  w.steps = planes;
+  w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
+  return w;
+}
+
 }  // namespace
 
 KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
@@ -24,6 +63,7 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   const std::int64_t vx = config.get_int("vx"), py = (config.find("py") ? config.get_int("py") : 1), z_chunk = config.get_int("z_chunk");
   const std::string strategy = to_string(config.at("strategy")), zloop = to_string(config.at("zloop"));
   if (nx <= 2 * r || ny <= 2 * r || nz <= 2 * r) throw std::invalid_argument("the stencil's problem must exceed twice its radius in every dimension");
+  if (strategy == "STREAM") return stream_work(radius, element_bytes, problem, config);
   const bool comp = strategy == "COMP", reg = zloop == "REG";
 
   const std::int64_t width = bx * vx;          // a block's points in x

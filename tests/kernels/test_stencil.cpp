@@ -1,7 +1,9 @@
 // The built-in stencil on the CPU: the k-step host reference, the constraints
 // and launch geometry of the STREAM and COMP codings and of several rows per
-// thread, and every radius, coding and fused step count compiling for sm_90.
+// thread, every radius, coding and fused step count compiling for sm_90, and
+// STREAM's counts for the execution-time model.
 #include <blocktune/kernels.hpp>
+#include <blocktune/stencil_work.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <catch2/catch.hpp>
@@ -250,4 +252,22 @@ TEST_CASE("every single-step coding with several rows per thread compiles for sm
         }
     }
   }
+}
+
+TEST_CASE("STREAM's counts for the model: its steps multiply the on-chip work, not the DRAM traffic", "[kernels][model]") {
+  const std::array<std::int64_t, 3> problem{512, 512, 512};
+  const KernelWork one = stencil3d_work(1, 4, problem, stream(16, 2, 2, 1));
+  const KernelWork three = stencil3d_work(1, 4, problem, stream(16, 2, 2, 3));
+  const KernelWork single_step = stencil3d_work(1, 4, problem, Config::parse("block_x=32,block_y=16,block_z=1,strategy=CSL,zloop=REG,z_chunk=16,vx=2,py=2,fused_steps=1,carveout=-1"));
+  CHECK(one.dram_bytes == single_step.dram_bytes);
+  CHECK(three.dram_bytes == one.dram_bytes);
+  // Three steps: a wider halo (more tiles, more planes each) and three times the work per plane.
+  CHECK(three.l2_bytes > one.l2_bytes);
+  CHECK(three.warp_instructions > 2.5 * one.warp_instructions);
+  CHECK(three.shared_wavefronts > 3 * one.shared_wavefronts);
+  CHECK(three.steps == one.steps + 4);  // fused_steps * R planes more before and after the chunk
+  // The model no longer takes a fused launch for the ideal roofline of its k steps' bytes.
+  const KernelDescription k = stencil3d(1);
+  REQUIRE(k.work);
+  CHECK(k.work(k512, stream(16, 2, 2, 3)).has_value());
 }
