@@ -5,9 +5,12 @@
 
 #include <blocktune/store.hpp>
 
+#include <sqlite3.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -67,6 +70,32 @@ inline TrialRecord trial(int x, int y, int z, double median_ms) {
   t.timestamp = 1'700'000'000;
   t.blocktune_version = "0.1.0";
   return t;
+}
+
+// The first column of the first row of a query on a database file, or -1.
+inline std::int64_t query_int(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  const std::int64_t value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return value;
+}
+
+// A writable copy of the committed H200 database (schema version 1) in `dir`.
+inline std::filesystem::path copy_h200_database(const TempDir& dir, const std::string& name = "h200.db") {
+  const auto copy = dir / name;
+  std::filesystem::copy_file(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "db/stencil3d_r1_h200.db", copy);
+  std::filesystem::permissions(copy, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  return copy;
+}
+
+inline std::string exported(const std::filesystem::path& file) {
+  std::ostringstream out;
+  export_json(file, out);
+  return out.str();
 }
 
 inline void write_file(const std::filesystem::path& file, const std::string& text) {

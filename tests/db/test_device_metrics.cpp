@@ -15,31 +15,6 @@ using namespace blocktune::test;
 
 namespace {
 
-std::int64_t count(const std::filesystem::path& file, const char* sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
-  const std::int64_t value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return value;
-}
-
-// A writable copy of the committed H200 database (schema version 1).
-std::filesystem::path copy_h200_database(const TempDir& dir) {
-  const auto copy = dir / "h200.db";
-  std::filesystem::copy_file(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "db/stencil3d_r1_h200.db", copy);
-  std::filesystem::permissions(copy, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
-  return copy;
-}
-
-std::string exported(const std::filesystem::path& file) {
-  std::ostringstream out;
-  export_json(file, out);
-  return out.str();
-}
-
 // An export holding one device and one metric of it.
 std::string metric_json(std::string_view uuid, double value, std::int64_t measured_at) {
   std::ostringstream text;
@@ -68,7 +43,7 @@ double copy_bandwidth(const std::filesystem::path& file, std::string_view uuid) 
 TEST_CASE("a version 1 database is read as it is, and gains device_metrics when a store opens it") {
   TempDir dir;
   const auto file = copy_h200_database(dir);
-  REQUIRE(count(file, "PRAGMA user_version") == 1);
+  REQUIRE(query_int(file, "PRAGMA user_version") == 1);
 
   // Read-only access leaves the file alone.
   const auto before = read_file(file);
@@ -87,10 +62,10 @@ TEST_CASE("a version 1 database is read as it is, and gains device_metrics when 
     CHECK(store.device_metrics(1).empty());
     store.set_device_metric(1, copy_bandwidth_metric, 4215, "GB/s");
   }
-  CHECK(count(file, "PRAGMA user_version") == 3);  // and on to the current version
-  CHECK(count(file, "SELECT count(*) FROM sqlite_master WHERE name = 'device_metrics'") == 1);
-  CHECK(count(file, "SELECT count(*) FROM trials") == 3840);
-  CHECK(count(file, "SELECT count(*) FROM winners") == 1);
+  CHECK(query_int(file, "PRAGMA user_version") == 3);  // and on to the current version
+  CHECK(query_int(file, "SELECT count(*) FROM sqlite_master WHERE name = 'device_metrics'") == 1);
+  CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
+  CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
   CHECK(check_database(file).ok());
   CHECK(copy_bandwidth(file, "GPU-0b9d8d58-402f-e168-d1db-e962fc39fe74") == 4215);
 }

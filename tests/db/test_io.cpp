@@ -20,12 +20,6 @@ Session session(Store& store, const DeviceRecord& device, const ProblemSize& pro
   return {store.upsert_device(device), kernel, store.upsert_problem(kernel, problem)};
 }
 
-std::string exported(const std::filesystem::path& file) {
-  std::ostringstream out;
-  export_json(file, out);
-  return out.str();
-}
-
 const ProblemSize cube{{256, 256, 256}};
 
 }  // namespace

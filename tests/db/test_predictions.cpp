@@ -30,29 +30,10 @@ void exec(const std::filesystem::path& file, const char* sql) {
   REQUIRE(code == SQLITE_OK);
 }
 
-std::int64_t count(const std::filesystem::path& file, const char* sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
-  const std::int64_t value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return value;
-}
-
-std::string exported(const std::filesystem::path& file) {
-  std::ostringstream out;
-  export_json(file, out);
-  return out.str();
-}
-
 // A database as blocktune wrote it at schema version 2: the committed H200
 // run (version 1) with the one table version 2 added.
 std::filesystem::path version_2_database(const TempDir& dir) {
-  const auto file = dir / "v2.db";
-  std::filesystem::copy_file(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "db/stencil3d_r1_h200.db", file);
-  std::filesystem::permissions(file, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  const auto file = copy_h200_database(dir, "v2.db");
   exec(file, R"sql(
     CREATE TABLE device_metrics (
       device_id         INTEGER NOT NULL REFERENCES devices (id),
@@ -164,11 +145,11 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
     predicted.predicted_ms = 0.42;
     store.add_trial(1, 1, 1, predicted);
   }
-  CHECK(count(file, "PRAGMA user_version") == 3);
-  CHECK(count(file, "SELECT count(*) FROM trials") == 3840);
-  CHECK(count(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
-  CHECK(count(file, "SELECT count(*) FROM winners") == 1);
-  CHECK(count(file, "SELECT count(*) FROM device_metrics") == 1);
+  CHECK(query_int(file, "PRAGMA user_version") == 3);
+  CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
+  CHECK(query_int(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
+  CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
+  CHECK(query_int(file, "SELECT count(*) FROM device_metrics") == 1);
   CHECK(check_database(file).ok());
   CHECK(exported(file).find("\"predicted_ms\":0.42") != std::string::npos);
   CHECK(exported(merged).find("\"predicted_ms\":0") == std::string::npos);  // as read from version 2
