@@ -470,25 +470,26 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // model's predicted times (with the device's characterisation where
   // `blocktune characterize` stored one) are the strategy's model scores; a
   // prediction the model could not make ranks last rather than stopping the run.
-  const std::vector<RankedEntry> by_prediction = rank_by_model(kernel, plan, model_parameters(device, store.device_metrics(device_id)));
-  if (by_prediction.empty()) {
-    result.stopped = "no configuration can launch (see `blocktune plan`)";
-    return result;
-  }
-  std::map<const PlanEntry*, double> prediction_of;
-  for (const RankedEntry& r : by_prediction)
-    prediction_of.emplace(r.entry, std::isfinite(r.prediction.seconds) ? r.prediction.seconds : std::numeric_limits<double>::max());
+  constexpr double kNoPrediction = std::numeric_limits<double>::max();
+  const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
   std::vector<const PlanEntry*> launchable;
   std::vector<Config> candidates;
   std::vector<double> predicted_seconds;
+  std::map<std::string, std::size_t> candidate_of;  // canonical configuration text -> index
   for (const PlanEntry& entry : plan.entries) {
-    if (const auto found = prediction_of.find(&entry); found != prediction_of.end()) {
+    if (const auto prediction = predict_entry(kernel, plan, entry, parameters)) {
+      candidate_of.emplace(entry.config.to_string(), launchable.size());
       launchable.push_back(&entry);
       candidates.push_back(entry.config);
-      predicted_seconds.push_back(found->second);
+      predicted_seconds.push_back(std::isfinite(prediction->seconds) ? prediction->seconds : kNoPrediction);
     }
   }
-  const TrialRecord first_ranked = static_trial(*by_prediction.front().entry);
+  if (launchable.empty()) {
+    result.stopped = "no configuration can launch (see `blocktune plan`)";
+    return result;
+  }
+  const PlanEntry* predicted_fastest = launchable[static_cast<std::size_t>(std::ranges::min_element(predicted_seconds) - predicted_seconds.begin())];
+  const TrialRecord first_ranked = static_trial(*predicted_fastest);
   store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
 
   // In a worker process when possible: a configuration that faults or hangs
@@ -502,7 +503,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     result.copy_bandwidth_gbs = worker->copy_bandwidth_gbs();
     result.isolated = true;
   } else {
-    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : by_prediction.front().entry);
+    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : predicted_fastest);
     result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
   }
   store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
@@ -515,18 +516,12 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     std::string why;
     bool interrupted = false;
   };
-  std::map<std::string, const PlanEntry*> entry_of;
-  std::map<std::string, double> predicted_ms_of;  // stored with each measurement, for reports
-  for (std::size_t i = 0; i < launchable.size(); ++i) {
-    entry_of.emplace(launchable[i]->config.to_string(), launchable[i]);
-    if (predicted_seconds[i] > 0 && predicted_seconds[i] < std::numeric_limits<double>::max())  // a real prediction
-      predicted_ms_of.emplace(launchable[i]->config.to_string(), predicted_seconds[i] * 1000);
-  }
   TuneProgress progress;
   progress.total = launchable.size();
   const Evaluator evaluate = [&](const Config& config) -> Evaluation {
     const auto measurement_start = Clock::now();
     const std::string key = config.to_string();
+    const std::size_t candidate = candidate_of.at(key);
     if (auto it = stored.find(key); it != stored.end()) {
       result.trials.push_back(it->second);
       ++result.resumed;
@@ -536,12 +531,13 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       if (options.stop_requested && options.stop_requested()) throw StopTuning{"interrupted", true};
       if (options.max_seconds && seconds_since(start) > *options.max_seconds)
         throw StopTuning{fmt::format("stopped after {:.0f} s (--max-seconds)", seconds_since(start))};
-      const PlanEntry& entry = *entry_of.at(key);
+      const PlanEntry& entry = *launchable[candidate];
       const int launches = options.timing.warmup + options.timing.max_repeats + 1;
       const double timeout = std::max(options.timeout_floor_seconds,
                                       progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
       TrialRecord trial = worker ? worker->measure(entry, static_trial(entry), timeout) : session->measure(entry, options.timing);
-      if (auto predicted = predicted_ms_of.find(key); predicted != predicted_ms_of.end()) trial.predicted_ms = predicted->second;
+      const double predicted = predicted_seconds[candidate];
+      if (predicted > 0 && predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
       store.add_trial(device_id, kernel_id, problem_id, trial);
       result.trials.push_back(std::move(trial));
       ++result.measured;
@@ -554,7 +550,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     ++progress.done;
     progress.resumed = result.resumed;
     progress.elapsed_seconds = seconds_since(start);
-    progress.config = &entry_of.at(key)->config;
+    progress.config = &launchable[candidate]->config;
     progress.trial = &trial;
     if (options.progress) options.progress(progress);
     if (session && !session->lost().empty())

@@ -226,17 +226,6 @@ PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const 
   return entry;
 }
 
-std::vector<const PlanEntry*> rank_by_occupancy(const Plan& plan) {
-  std::vector<const PlanEntry*> ranked;
-  for (const PlanEntry& e : plan.entries)
-    if (e.launchable()) ranked.push_back(&e);
-  std::ranges::stable_sort(ranked, [](const PlanEntry* a, const PlanEntry* b) {
-    if (a->occupancy.fraction != b->occupancy.fraction) return a->occupancy.fraction > b->occupancy.fraction;
-    return a->variant.usage.registers < b->variant.usage.registers;
-  });
-  return ranked;
-}
-
 DeviceRecord to_record(const DeviceInfo& d) {
   DeviceRecord r;
   r.uuid = d.uuid.empty() ? d.arch() + "-profile" : d.uuid;

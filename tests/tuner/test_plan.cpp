@@ -1,4 +1,5 @@
 #include <blocktune/kernels.hpp>
+#include <blocktune/prediction.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <catch2/catch.hpp>
@@ -70,9 +71,9 @@ TEST_CASE("the plan compiles each distinct variant once and explains every rejec
       CHECK_FALSE(e.occupancy.limiting_factor().empty());
     }
   }
-  const auto ranked = rank_by_occupancy(plan);
+  const auto ranked = rank_by_model(k, plan, model_parameters(h100));
   REQUIRE(ranked.size() == plan.count(Outcome::ok));
-  for (std::size_t i = 1; i < ranked.size(); ++i) CHECK(ranked[i - 1]->occupancy.fraction >= ranked[i]->occupancy.fraction);
+  for (std::size_t i = 1; i < ranked.size(); ++i) CHECK(ranked[i - 1].prediction.seconds <= ranked[i].prediction.seconds);
 }
 
 TEST_CASE("a large space lists only its valid configurations but counts the rejected ones", "[plan]") {

@@ -79,10 +79,6 @@ Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const 
 PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
                    const VariantCompiler& compiler);
 
-// The launchable entries ranked by the occupancy rules: higher occupancy
-// first, then fewer registers; ties keep enumeration order.
-std::vector<const PlanEntry*> rank_by_occupancy(const Plan& plan);
-
 struct TuneOptions {
   // A search strategy of blocktune/strategy.hpp, given the execution-time
   // model's predictions; without a limit below it measures every candidate.
