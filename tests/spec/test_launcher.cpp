@@ -1,6 +1,7 @@
 // What TunedKernel launches, decided without a GPU: the database's answer,
 // checked against the description, or the default.
 #include "spec_test_util.hpp"
+#include "tuned_database.hpp"
 
 #include <blocktune/launcher.hpp>
 #include <blocktune/store.hpp>
@@ -11,24 +12,6 @@ using namespace blocktune;
 using namespace blocktune::test;
 
 namespace {
-
-// A database holding one tuned configuration of `kernel` on `device` for `problem`.
-void store_winner(const std::filesystem::path& file, const KernelDescription& kernel, const DeviceInfo& device,
-                  const ProblemSize& problem, const std::string& config) {
-  Store store = Store::open(file);
-  const std::int64_t device_id = store.upsert_device(to_record(device));
-  std::vector<std::string> names;
-  for (const Parameter& p : kernel.space.parameters()) names.push_back(p.name);
-  const std::int64_t kernel_id = store.upsert_kernel({kernel.name, "hash", names, kernel.default_config, std::nullopt});
-  const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
-  TrialRecord trial;
-  trial.config = config;
-  trial.shape.block = {static_cast<int>(Config::parse(config).get_int("block_x")), 1, 1};
-  trial.samples_ms = {1.0};
-  trial.median_ms = trial.min_ms = trial.mean_ms = 1.0;
-  store.add_trial(device_id, kernel_id, problem_id, trial);
-  store.update_winner(device_id, kernel_id, problem_id);
-}
 
 KernelDescription tunable() {
   Json spec = minimal_spec();
@@ -51,7 +34,7 @@ TEST_CASE("the launcher takes the database's configuration and resolves it for t
   ScratchDir dir;
   const KernelDescription k = tunable();
   const DeviceInfo h100 = require_arch_profile("sm_90");
-  store_winner(dir / "tuning.db", k, h100, ProblemSize::parse("100000"), "block_x=256");
+  store_winner(dir / "tuning.db", k, h100, ProblemSize::parse("100000"), "block_x=256", 1.0);
   const TuningDatabase db = TuningDatabase::open(dir / "tuning.db");
 
   Selection exact = select_configuration(k, db, h100, ProblemSize::parse("100000"));
@@ -87,7 +70,7 @@ TEST_CASE("a stored configuration the description no longer allows is not launch
   const DeviceInfo h100 = require_arch_profile("sm_90");
   const ProblemSize problem = ProblemSize::parse("1000");
   const KernelDescription k = tunable();
-  store_winner(dir / "tuning.db", k, h100, problem, "block_x=128");
+  store_winner(dir / "tuning.db", k, h100, problem, "block_x=128", 1.0);
   const TuningDatabase db = TuningDatabase::open(dir / "tuning.db");
 
   Json spec = minimal_spec();  // block_x is now 32 or 64 only

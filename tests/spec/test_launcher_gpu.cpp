@@ -2,6 +2,8 @@
 // once, launches it with the problem's geometry and computes the right
 // result; the example specs' configurations match their references
 // (main: tests/common/gpu_test_main.cpp).
+#include "tuned_database.hpp"
+
 #include <blocktune/builder.hpp>
 #include <blocktune/launcher.hpp>
 #include <blocktune/store.hpp>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 using namespace blocktune;
+using namespace blocktune::test;
 
 namespace {
 
@@ -47,17 +50,7 @@ std::filesystem::path database_with(const KernelDescription& kernel, const Devic
   std::filesystem::create_directories(kTemp);
   const auto file = kTemp / "tuning.db";
   std::filesystem::remove(file);
-  Store store = Store::open(file);
-  const std::int64_t device_id = store.upsert_device(to_record(device));
-  const std::int64_t kernel_id = store.upsert_kernel({kernel.name, "hash", {"block_x", "items"}, kernel.default_config, std::nullopt});
-  const std::int64_t problem_id = store.upsert_problem(kernel_id, ProblemSize::parse("100000"));
-  TrialRecord trial;
-  trial.config = config;
-  trial.shape.block = {static_cast<int>(Config::parse(config).get_int("block_x")), 1, 1};
-  trial.samples_ms = {0.01};
-  trial.median_ms = trial.min_ms = trial.mean_ms = 0.01;
-  store.add_trial(device_id, kernel_id, problem_id, trial);
-  store.update_winner(device_id, kernel_id, problem_id);
+  store_winner(file, kernel, device, ProblemSize::parse("100000"), config, 0.01);
   return file;
 }
 
