@@ -101,16 +101,17 @@ SpaceResult replay_space(std::ostream& out, const Source& source, const RunOptio
   const double budget = random.budget_seconds();
   const auto evaluations =
       static_cast<std::size_t>(std::ceil(options.budget_fraction * static_cast<double>(space.configs.size()) - 1e-9));
-  const std::vector<double> model_score = options.no_model ? std::vector<double>() : occupancy_model_score(recording);
+  const std::vector<double> model_score = options.no_model ? std::vector<double>() : blocktune::model_score(recording);
 
   fmt::print(out, "  {} configurations ({} failed), optimum {:.4g} ms, {} of them within {:.0f}% of its speed\n",
              space.configs.size(), failed, random.optimum() * 1e3, near_optimal, kNearOptimalSpeed * 100);
   fmt::print(out, "  measuring one costs {:.3f} s on average; the score's budget is {:.1f} s ({} random evaluations)\n",
              random.mean_cost(), budget, random.draws_by(budget));
   fmt::print(out, "  model scores: {}\n",
-             !model_score.empty() ? "recorded occupancy, then registers"
-             : options.no_model   ? "none (--no-model)"
-                                  : "none (no occupancy recorded)");
+             !recording.predicted_seconds.empty() && !options.no_model ? "the execution-time model's recorded predictions"
+             : !model_score.empty()                                    ? "recorded occupancy, then registers"
+             : options.no_model                                        ? "none (--no-model)"
+                                                                       : "none (no prediction or occupancy recorded)");
   fmt::print(out, "  {} seeds; near-optimal: {:.0f}% of the optimum's speed within {} evaluations ({:g}%)\n\n",
              seeds.size(), kNearOptimalSpeed * 100, evaluations, options.budget_fraction * 100);
   fmt::print(out, "  {:<20} {:>7}  {:>14}  {:>18}\n", "strategy", "score", "near-optimal", "evaluations to 97%");
@@ -244,7 +245,7 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   run_command->add_flag("--no-model", run_options->no_model,
-                        "ignore the recorded occupancy: replay without model scores");
+                        "ignore the recorded predictions and occupancy: replay without model scores");
   run_command->callback(guarded("run", [&out, run_options, database, kernel, problem, device] {
     const bool use_database = database->count() + kernel->count() + problem->count() + device->count() > 0;
     run(out, *run_options, use_database);

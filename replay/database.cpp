@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -43,7 +45,10 @@ Recording to_recording(const StoredSession& session) {
     recording.compile_seconds.push_back(trial.compile_s);
     recording.occupancy.push_back(trial.occupancy);
     recording.registers.push_back(trial.registers);
+    recording.predicted_seconds.push_back(trial.predicted_ms ? *trial.predicted_ms / 1e3 : std::numeric_limits<double>::quiet_NaN());
   }
+  // Sessions from before the model stored its predictions have none.
+  if (std::ranges::none_of(recording.predicted_seconds, [](double s) { return std::isfinite(s); })) recording.predicted_seconds.clear();
   return recording;
 }
 

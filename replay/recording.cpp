@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -21,21 +22,23 @@ constexpr std::string_view kMagic = "# blocktune recorded space ";
 constexpr int kFormatVersion = 1;
 
 // The columns in the order written; the optional ones only where known.
-enum Column : std::size_t { kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kColumnCount };
-constexpr std::string_view kColumnNames[kColumnCount] = {"config",    "outcome",   "time_s",   "cost_s",
-                                                         "compile_s", "occupancy", "registers"};
+enum Column : std::size_t { kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kPredictedS, kColumnCount };
+constexpr std::string_view kColumnNames[kColumnCount] = {"config",    "outcome",   "time_s",    "cost_s",
+                                                         "compile_s", "occupancy", "registers", "predicted_s"};
 
 void check_parallel(const Recording& recording) {
   const std::size_t size = recording.space.configs.size();
   const auto fits = [&](std::size_t other, bool optional) { return other == size || (optional && other == 0); };
   if (!fits(recording.space.time.size(), false) || !fits(recording.space.cost_seconds.size(), false) ||
       !fits(recording.outcome.size(), false) || !fits(recording.compile_seconds.size(), true) ||
-      !fits(recording.occupancy.size(), true) || recording.registers.size() != recording.occupancy.size())
+      !fits(recording.occupancy.size(), true) || recording.registers.size() != recording.occupancy.size() ||
+      !fits(recording.predicted_seconds.size(), true))
     throw std::invalid_argument(fmt::format(
-        "recording has {} configurations but {} times, {} costs, {} outcomes, {} compile times, {} occupancies and "
-        "{} register counts",
+        "recording has {} configurations but {} times, {} costs, {} outcomes, {} compile times, {} occupancies, "
+        "{} register counts and {} predicted times",
         size, recording.space.time.size(), recording.space.cost_seconds.size(), recording.outcome.size(),
-        recording.compile_seconds.size(), recording.occupancy.size(), recording.registers.size()));
+        recording.compile_seconds.size(), recording.occupancy.size(), recording.registers.size(),
+        recording.predicted_seconds.size()));
 }
 
 // The shortest text that reads back as the same double.
@@ -130,10 +133,12 @@ std::string format_recording(const Recording& recording) {
        {std::pair{"kernel", &recording.kernel}, {"problem", &recording.problem}, {"device", &recording.device}})
     if (!value->empty()) text += fmt::format("# {}: {}\n", key, *value);
 
-  const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty();
+  const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty(),
+             has_prediction = !recording.predicted_seconds.empty();
   std::vector<std::string_view> header(kColumnNames, kColumnNames + kCompileS);
   if (has_compile) header.push_back(kColumnNames[kCompileS]);
   if (has_model) header.insert(header.end(), {kColumnNames[kOccupancy], kColumnNames[kRegisters]});
+  if (has_prediction) header.push_back(kColumnNames[kPredictedS]);
   text += fmt::format("{}\n", fmt::join(header, ","));
 
   const RecordedSpace& space = recording.space;
@@ -144,6 +149,7 @@ std::string format_recording(const Recording& recording) {
     text += fmt::format(",{},{}", space.time[i] ? exact(*space.time[i]) : "", exact(space.cost_seconds[i]));
     if (has_compile) text += fmt::format(",{}", exact(recording.compile_seconds[i]));
     if (has_model) text += fmt::format(",{},{}", exact(recording.occupancy[i]), recording.registers[i]);
+    if (has_prediction) text += fmt::format(",{}", std::isfinite(recording.predicted_seconds[i]) ? exact(recording.predicted_seconds[i]) : "");
     text += '\n';
   }
   return text;
@@ -201,6 +207,8 @@ Recording parse_recording(std::string_view text) {
         recording.occupancy.push_back(number(kOccupancy));
         recording.registers.push_back(static_cast<int>(number(kRegisters)));
       }
+      if (where[kPredictedS])
+        recording.predicted_seconds.push_back(field(kPredictedS).empty() ? std::numeric_limits<double>::quiet_NaN() : number(kPredictedS));
     } catch (const std::exception& error) {
       throw std::runtime_error(fmt::format("line {}: {}", line, error.what()));
     }
@@ -223,6 +231,18 @@ std::vector<double> occupancy_model_score(const Recording& recording) {
   scores.reserve(recording.occupancy.size());
   for (std::size_t i = 0; i < recording.occupancy.size(); ++i)
     scores.push_back(rank.at(Facts{-recording.occupancy[i], recording.registers[i]}));
+  return scores;
+}
+
+std::vector<double> model_score(const Recording& recording) {
+  if (recording.predicted_seconds.empty()) return occupancy_model_score(recording);
+  // A configuration the model could not predict ranks last.
+  double slowest = 0;
+  for (const double seconds : recording.predicted_seconds)
+    if (std::isfinite(seconds)) slowest = std::max(slowest, seconds);
+  std::vector<double> scores;
+  scores.reserve(recording.predicted_seconds.size());
+  for (const double seconds : recording.predicted_seconds) scores.push_back(std::isfinite(seconds) && seconds > 0 ? seconds : 2 * slowest);
   return scores;
 }
 

@@ -223,16 +223,18 @@ class Genetic final : public Technique {
 // which values and combinations are fast, updated after every measurement
 // (recursive least squares).
 //
-// It starts with a few candidates that cover the values measured least; then
-// proposes the candidate with the lowest confidence bound (predicted time
+// Given predicted times as model scores (the execution-time model's), it
+// starts from them: the regression learns the measurements' difference from
+// the model, and the model's favourite is measured first. It then measures a
+// few candidates that cover the values measured least; then proposes the candidate with the lowest confidence bound (predicted time
 // minus one standard deviation) among those predicted fastest, so that values
 // it knows little about get their chance; now and then the predicted-fastest
 // neighbour of the best measured (to settle the details there), and now and
 // then a random candidate (a model only learns where it looks).
 //
-// Model scores are not used: on the recorded H100 stencil spaces the tuner's
-// occupancy ranking runs against speed, and even as a learned feature it made
-// the search worse (bench/results/replay/README.md).
+// Ranks that are not times (the occupancy ranking of older recordings) are not
+// used: on the recorded H100 stencil spaces it runs against speed, and even as
+// a learned feature it made the search worse (bench/results/replay/README.md).
 class Surrogate final : public Technique {
  public:
   explicit Surrogate(Run& run) : run_(run) {
@@ -282,6 +284,18 @@ class Surrogate final : public Technique {
       inverse_[f * features + f] = 1 / precision;
     }
     prediction_.assign(run.state.size(), 0.0);
+    // Model scores that are predicted times are the prior: the regression
+    // learns how the measurements differ from the model, in log time.
+    // Scores that are only ranks (occupancy, where 0 ranks first) say nothing
+    // of how much faster, and are left out.
+    if (run.model_score && std::ranges::all_of(*run.model_score, [](double score) { return score > 0; })) {
+      double mean = 0;
+      for (const double score : *run.model_score) mean += std::log(score);
+      mean /= static_cast<double>(run.model_score->size());
+      for (std::size_t candidate = 0; candidate < prediction_.size(); ++candidate)
+        prediction_[candidate] = std::log((*run.model_score)[candidate]) - mean;
+      has_prior_ = true;
+    }
     variance_.resize(run.state.size());
     for (std::size_t candidate = 0; candidate < run.state.size(); ++candidate) {
       variance_[candidate] = 0;
@@ -291,6 +305,7 @@ class Surrogate final : public Technique {
   }
 
   std::optional<std::size_t> propose() override {
+    if (learned_ == 0 && has_prior_) return lowest_confidence_bound();  // the model's favourite
     if (learned_ < kStart) return least_measured_values();
     if (run_.random.uniform() < kExplore) return run_.state.random_unmeasured(run_.random);
     if (run_.random.uniform() < kLocal && run_.state.best()) {
@@ -378,7 +393,7 @@ class Surrogate final : public Technique {
     shortlist_.resize(size);
 
     // The residual spread of the measurements so far stands in for the noise.
-    const double noise = std::sqrt(squared_errors_ / static_cast<double>(learned_));
+    const double noise = learned_ > 0 ? std::sqrt(squared_errors_ / static_cast<double>(learned_)) : 0.0;
     std::optional<std::pair<double, std::size_t>> lowest;
     for (const auto& [prediction, candidate] : shortlist_) {
       const std::pair bound(prediction - kConfidence * noise * std::sqrt(std::max(variance_[candidate], 0.0)),
@@ -418,6 +433,7 @@ class Surrogate final : public Technique {
   }
 
   Run& run_;
+  bool has_prior_ = false;  // predictions start from the model's predicted times
   std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
   std::size_t features_per_candidate_ = 0;
   std::size_t feature_count_ = 0;

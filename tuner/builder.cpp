@@ -121,6 +121,11 @@ KernelBuilder& KernelBuilder::flops(std::string expression) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::work(WorkExpressions expressions) {
+  kernel_.work_expressions = std::move(expressions);
+  return *this;
+}
+
 KernelBuilder& KernelBuilder::reference_kernel(ReferenceLaunch launch) {
   reference_launch_ = std::move(launch);
   return *this;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace blocktune {
 namespace {
@@ -48,14 +49,26 @@ DeviceParameters model_parameters(const DeviceInfo& device, const std::vector<De
 KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem, const Config& config) {
   if (kernel.work)
     if (auto counted = kernel.work(problem, config)) return *counted;
-  // Without a count of its own: the effective bytes through every level and the flops as FMAs.
+  // Without a count of its own: the effective bytes through every level and
+  // the flops as FMAs, then whatever the spec's work expressions count.
   const Lookup lookup = config.lookup(environment(kernel, device, problem));
+  const auto value = [&](const std::string& text, std::string_view field) { return evaluate_double(kernel, text, lookup, field); };
   KernelWork w;
-  const double bytes = kernel.bytes_moved.empty() ? 0 : evaluate_double(kernel, kernel.bytes_moved, lookup, "bytes_moved");
-  const double flops = kernel.flops.empty() ? 0 : evaluate_double(kernel, kernel.flops, lookup, "flops");
+  const double bytes = kernel.bytes_moved.empty() ? 0 : value(kernel.bytes_moved, "bytes_moved");
+  const double flops = kernel.flops.empty() ? 0 : value(kernel.flops, "flops");
   w.dram_bytes = w.l2_bytes = bytes;
   w.l1_wavefronts = bytes / 128;
   w.warp_instructions = flops / 2 / 32;
+  const WorkExpressions& counted = kernel.work_expressions;
+  for (const auto& [text, field, name] : {std::tuple{&counted.dram_bytes, &w.dram_bytes, "work.dram_bytes"},
+                                          {&counted.l2_bytes, &w.l2_bytes, "work.l2_bytes"},
+                                          {&counted.l1_wavefronts, &w.l1_wavefronts, "work.l1_wavefronts"},
+                                          {&counted.shared_wavefronts, &w.shared_wavefronts, "work.shared_wavefronts"},
+                                          {&counted.warp_instructions, &w.warp_instructions, "work.warp_instructions"},
+                                          {&counted.steps, &w.steps, "work.steps"},
+                                          {&counted.rounds, &w.rounds, "work.rounds"}})
+    if (!text->empty()) *field = value(*text, name);
+  if (counted.l2_bytes.empty() && !counted.dram_bytes.empty()) w.l2_bytes = w.dram_bytes;
   return w;
 }
 

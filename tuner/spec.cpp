@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <iterator>
 #include <numeric>
 #include <set>
+#include <span>
 
 namespace blocktune {
 
@@ -36,6 +38,19 @@ const std::vector<std::string>& device_variable_names() {
 }
 
 namespace {
+
+// The fields of a spec's work block, each with the expression it sets.
+template <typename Expressions>
+auto work_fields(Expressions& w) {
+  using Text = decltype(&w.steps);
+  return std::array<std::pair<std::string_view, Text>, 7>{{{"dram_bytes", &w.dram_bytes},
+                                                           {"l2_bytes", &w.l2_bytes},
+                                                           {"l1_wavefronts", &w.l1_wavefronts},
+                                                           {"shared_wavefronts", &w.shared_wavefronts},
+                                                           {"warp_instructions", &w.warp_instructions},
+                                                           {"steps", &w.steps},
+                                                           {"rounds", &w.rounds}}};
+}
 
 bool is_identifier(std::string_view text) {
   const auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
@@ -207,6 +222,8 @@ class Validator {
     check_arguments();
     if (!kernel_.bytes_moved.empty()) check_expression("objective.bytes_moved", kernel_.bytes_moved, Scope::all);
     if (!kernel_.flops.empty()) check_expression("objective.flops", kernel_.flops, Scope::all);
+    for (const auto& [field, text] : work_fields(kernel_.work_expressions))
+      if (!text->empty()) check_expression(fmt::format("work.{}", field), *text, Scope::all);
     check_verification();
     for (std::size_t c = 0; c < kernel_.space.constraints().size(); ++c)
       check_variables(fmt::format("constraints[{}]", c), kernel_.space.constraints()[c], Scope::all);
@@ -670,7 +687,7 @@ class SpecReader {
     if (!spec.is_object()) fail("(top level)", fmt::format("a spec is a JSON object, not {}", json_type(spec)));
     check_keys(spec, "", {"$schema", "name", "summary", "sources", "include_paths", "entry", "options", "problem", "parameters",
                           "constraints", "defines", "default", "block", "grid", "dynamic_smem", "carveout", "arguments",
-                          "objective", "verify"});
+                          "objective", "work", "verify"});
 
     KernelBuilder builder(string(required(spec, "name", "", "the kernel's key in the tuning database"), "name"));
     if (const Json* summary = find(spec, "summary")) builder.summary(string(*summary, "summary"));
@@ -693,6 +710,7 @@ class SpecReader {
     if (const Json* carveout = find(spec, "carveout")) builder.carveout(expression(*carveout, "carveout"));
     read_arguments(required(spec, "arguments", "", "the kernel's arguments in order"), builder);
     if (const Json* objective = find(spec, "objective")) read_objective(*objective, builder);
+    if (const Json* work = find(spec, "work")) read_work(*work, builder);
     if (const Json* verify = find(spec, "verify")) read_verify(*verify, builder);
     try {
       return builder.build();
@@ -719,6 +737,9 @@ class SpecReader {
   }
 
   void check_keys(const Json& object, std::string_view path, std::initializer_list<std::string_view> known) const {
+    check_keys(object, path, std::span(known.begin(), known.size()));
+  }
+  void check_keys(const Json& object, std::string_view path, std::span<const std::string_view> known) const {
     for (const auto& [key, value] : object.items()) {
       if (std::ranges::find(known, key) != known.end()) continue;
       std::string_view closest;
@@ -917,6 +938,17 @@ class SpecReader {
     }
     if (bytes) builder.bytes_moved(expression(*bytes, "objective.bytes_moved"));
     if (flops) builder.flops(expression(*flops, "objective.flops"));
+  }
+
+  void read_work(const Json& work, KernelBuilder& builder) const {
+    expect(work, Json::value_t::object, "work", "an object of counts for the execution-time model, e.g. {\"l2_bytes\": \"...\"}");
+    WorkExpressions expressions;
+    std::vector<std::string_view> fields;
+    for (const auto& [field, text] : work_fields(expressions)) fields.push_back(field);
+    check_keys(work, "work", fields);
+    for (const auto& [field, text] : work_fields(expressions))
+      if (const Json* value = find(work, field)) *text = expression(*value, fmt::format("work.{}", field));
+    builder.work(std::move(expressions));
   }
 
   void read_verify(const Json& verify, KernelBuilder& builder) const {

@@ -106,7 +106,7 @@ TEST_CASE("replay run compares strategies on files, databases and imports") {
       replay_cli({"run", "--kernel-tuner-cache", BLOCKTUNE_TEST_DATA_DIR "/search/kernel_tuner_cache.json",
                   "--strategies", "model,exhaustive", "--seeds", "2"});
   REQUIRE(from_cache.code == 0);
-  CHECK_THAT(from_cache.out, Catch::Contains("model scores: none (no occupancy recorded)") &&
+  CHECK_THAT(from_cache.out, Catch::Contains("model scores: none (no prediction or occupancy recorded)") &&
                                  Catch::Contains("not run: the model strategy needs model scores") &&
                                  Catch::Contains("kernel_tuner_cache.json"));
 

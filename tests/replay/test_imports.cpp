@@ -3,6 +3,7 @@
 #include <blocktune/recording.hpp>
 #include <blocktune/report.hpp>
 
+#include <cmath>
 #include <fstream>
 
 #include "replay_test_util.hpp"
@@ -47,6 +48,8 @@ TEST_CASE("Tuning sessions become recorded spaces without the rejected configura
   CHECK(recording.occupancy == std::vector<double>{1.0, 0.5, 0.0, 0.5, 0.75});
   CHECK(recording.registers == std::vector<int>{16, 40, 0, 40, 16});
   CHECK(occupancy_model_score(recording) == std::vector<double>{0, 2, 3, 2, 1});
+  CHECK(recording.predicted_seconds.empty());  // stored before the model predicted
+  CHECK(model_score(recording) == occupancy_model_score(recording));
 
   CHECK(recordings_from_database(contents, {.kernel = "tiny"}).size() == 2);
   CHECK(recordings_from_database(contents, {.device = "h100"}).size() == 2);
@@ -57,6 +60,40 @@ TEST_CASE("Tuning sessions become recorded spaces without the rejected configura
                     Catch::Contains("no tuning session of kernel tiny, problem any, device A100") &&
                         Catch::Contains("tiny 64x64 on NVIDIA H100 80GB HBM3") &&
                         Catch::Contains("other 1024 on NVIDIA A100-SXM4-40GB"));
+}
+
+TEST_CASE("The model's stored predictions become the recording's model scores") {
+  const TempDir dir;
+  {
+    Store store = Store::open(dir / "predicted.db");
+    const auto device = store.upsert_device({.uuid = "GPU-00000000-0000-0000-0000-0000000000a1", .name = "NVIDIA H100 80GB HBM3"});
+    const auto kernel = store.upsert_kernel({"tiny", "hash", {"block_x"}, "block_x=64", std::nullopt});
+    const auto problem = store.upsert_problem(kernel, ProblemSize::parse("64x64"));
+    const auto predicted = [](TrialRecord t, std::optional<double> ms) {
+      t.predicted_ms = ms;
+      return t;
+    };
+    store.add_trial(device, kernel, problem, predicted(blocktune::test::trial("block_x=64", Outcome::ok, 2.0, 1.0, 16), 1.5));
+    store.add_trial(device, kernel, problem, predicted(blocktune::test::trial("block_x=128", Outcome::compile_error, 0, 0, 0), std::nullopt));
+    store.add_trial(device, kernel, problem, predicted(blocktune::test::trial("block_x=256", Outcome::ok, 3.0, 1.0, 16), 0.5));
+  }
+  const auto recordings = recordings_from_database(read_database(dir / "predicted.db"), {});
+  REQUIRE(recordings.size() == 1);
+  const Recording& recording = recordings.front();
+  REQUIRE(recording.predicted_seconds.size() == 3);
+  CHECK(recording.predicted_seconds[0] == 1.5e-3);
+  CHECK(std::isnan(recording.predicted_seconds[1]));
+  CHECK(recording.predicted_seconds[2] == 0.5e-3);
+  // Predicted times are the scores; one the model could not make ranks last.
+  CHECK(model_score(recording) == std::vector<double>{1.5e-3, 3e-3, 0.5e-3});
+
+  // They survive the file.
+  write_recording(dir / "predicted.csv.gz", recording);
+  const Recording read = read_recording(dir / "predicted.csv.gz");
+  REQUIRE(read.predicted_seconds.size() == 3);
+  CHECK(read.predicted_seconds[0] == 1.5e-3);
+  CHECK(std::isnan(read.predicted_seconds[1]));
+  CHECK(model_score(read) == model_score(recording));
 }
 
 TEST_CASE("Kernel Tuner caches are imported as recordings without a model") {

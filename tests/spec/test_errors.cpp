@@ -211,6 +211,10 @@ TEST_CASE("objectives and verification are checked", "[spec][errors]") {
         "bad.json: objective.bytes_moved: not allowed with metric GFLOP/s, which it would override");
   CHECK(error_of([](Json& s) { s["objective"] = {{"metric", "TB/s"}}; }) == "bad.json: objective.metric: 'TB/s' is not time, GB/s or GFLOP/s");
   CHECK(error_of([](Json& s) { s["verify"] = {{"tolerance", -1}}; }) == "bad.json: verify.tolerance: -1 is not a finite number >= 0");
+  CHECK(error_of([](Json& s) { s["work"] = {{"l2_byte", "n"}}; }) == "bad.json: work.l2_byte: unknown field; did you mean 'l2_bytes'?");
+  CHECK(error_of([](Json& s) { s["work"] = "n"; }) ==
+        "bad.json: work: expected an object of counts for the execution-time model, e.g. {\"l2_bytes\": \"...\"}, got a string");
+  CHECK_THAT(error_of([](Json& s) { s["work"] = {{"steps", "n / tile"}}; }), Catch::StartsWith("bad.json: work.steps: ") && Catch::Contains("tile"));
   CHECK(error_of([](Json& s) {
           s["verify"] = {{"reference_files", {{"out", "values.bin"}}},
                          {"reference_kernel", {{"entry", "scale_reference"}, {"block", {1}}, {"grid", {1}}}}};

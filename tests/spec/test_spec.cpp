@@ -2,6 +2,7 @@
 #include "spec_test_util.hpp"
 
 #include <blocktune/kernels.hpp>
+#include <blocktune/prediction.hpp>
 #include <blocktune/spec.hpp>
 #include <blocktune/tuner.hpp>
 
@@ -179,6 +180,32 @@ TEST_CASE("the objective is time, GB/s or GFLOP/s", "[spec]") {
   spec["objective"] = {{"metric", "GB/s"}, {"bytes_moved", "8 * n"}, {"flops", "n"}};
   k = from_json(spec);
   CHECK((k.bytes_moved == "8 * n" && k.flops == "n"));
+}
+
+TEST_CASE("work counts for the model are expressions; left out, bytes_moved and flops stand in", "[spec]") {
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  const ProblemSize problem = ProblemSize::parse("1000");
+  Json spec = minimal_spec();
+  spec["objective"] = {{"metric", "GB/s"}, {"bytes_moved", "8 * n"}, {"flops", "2 * n"}};
+  KernelDescription k = from_json(spec);
+  const Config config = Config::parse(k.default_config);
+  KernelWork w = kernel_work(k, h100, problem, config);
+  CHECK(w.dram_bytes == 8000);
+  CHECK(w.l2_bytes == 8000);
+  CHECK(w.l1_wavefronts == Approx(8000.0 / 128));
+  CHECK(w.warp_instructions == Approx(2000.0 / 64));
+  CHECK((w.shared_wavefronts == 0 && w.steps == 1 && w.rounds == 1));
+
+  spec["work"] = {{"dram_bytes", "4 * n"}, {"shared_wavefronts", "n / block_x"}, {"warp_instructions", 77}, {"steps", "sm_count"}, {"rounds", 3}};
+  k = from_json(spec);
+  w = kernel_work(k, h100, problem, config);
+  CHECK(w.dram_bytes == 4000);
+  CHECK(w.l2_bytes == 4000);  // the DRAM bytes, when only they are counted
+  CHECK(w.l1_wavefronts == Approx(8000.0 / 128));
+  CHECK(w.shared_wavefronts == static_cast<double>(1000 / config.get_int("block_x")));
+  CHECK(w.warp_instructions == 77);
+  CHECK(w.steps == 132);
+  CHECK(w.rounds == 3);
 }
 
 TEST_CASE("outputs are verified against reference files or the default configuration", "[spec]") {

@@ -34,12 +34,19 @@ struct Recording {
   // configuration that did not compile.
   std::vector<double> occupancy;
   std::vector<int> registers;
+  // Parallel to space.configs, or empty where the source does not say: the
+  // execution-time model's prediction in seconds, as the tuner had it.
+  std::vector<double> predicted_seconds;
 };
 
 // The tuner's static ranking as model scores (lower = predicted faster):
 // higher occupancy first, then fewer registers; equal facts score equal.
 // Empty where the recording has no occupancy.
 std::vector<double> occupancy_model_score(const Recording& recording);
+
+// The model scores the tuner would have had: the predicted times where the
+// recording has them, else the occupancy ranking, else none (empty).
+std::vector<double> model_score(const Recording& recording);
 
 // ---- Recorded-space files ----
 //
@@ -49,15 +56,17 @@ std::vector<double> occupancy_model_score(const Recording& recording);
 //   # kernel: stencil3d_r1
 //   # problem: 512x512x512
 //   # device: NVIDIA H100 80GB HBM3
-//   config,outcome,time_s,cost_s,compile_s,occupancy,registers
-//   "block_x=32,block_y=1,...,carveout=-1",ok,0.0012564799785614,0.962946178,0.152560156,1,24
+//   config,outcome,time_s,cost_s,compile_s,occupancy,registers,predicted_s
+//   "block_x=32,block_y=1,...,carveout=-1",ok,0.0012564799785614,0.962946178,0.152560156,1,24,0.00119
 //
 // One row per configuration of the space, in measurement order. config is
 // Config::to_string(); time_s is the median kernel time, empty for a failed
 // configuration; cost_s is what replay charges for measuring it (compile,
 // verification and benchmark), compile_s the compile part of it; occupancy
-// and registers are the occupancy model's inputs. compile_s, occupancy and
-// registers are left out where unknown (occupancy and registers together).
+// and registers are the occupancy model's inputs; predicted_s the
+// execution-time model's prediction. compile_s, occupancy and registers, and
+// predicted_s are left out where unknown (occupancy and registers together; a
+// configuration the model could not predict has an empty predicted_s).
 // Numbers are the shortest text that reads back as the same double. Lines
 // starting with '#' before the header hold "key: value" notes; kernel,
 // problem and device are read back, others are for people.

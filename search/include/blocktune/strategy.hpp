@@ -48,7 +48,8 @@ class Strategy {
   virtual ~Strategy() = default;
   virtual std::string name() const = 0;
   // `model_score`, where given, ranks the candidates (one score each, lower =
-  // predicted faster); strategies that do not use a model ignore it.
+  // predicted faster; positive scores are taken as predicted times, which
+  // surrogate uses as its prior); strategies that do not use a model ignore it.
   // Throws std::invalid_argument, before measuring anything, for model scores
   // of the wrong size or not finite, where the strategy needs a model that is
   // not given, and where it moves through neighbours but the candidates do
@@ -75,7 +76,8 @@ class Strategy {
 //             parameters' values and pairs of values, learned from the
 //             measurements, proposes the candidate with the lowest confidence
 //             bound; mixed with moves to neighbours of the best and random
-//             candidates; ignores model scores
+//             candidates; starts from predicted times where the model
+//             scores are times (its prior; the model's favourite first)
 std::vector<std::string> strategy_names();
 std::unique_ptr<Strategy> make_strategy(std::string_view name);  // throws std::invalid_argument listing the names
 

@@ -91,6 +91,8 @@ class KernelBuilder {
   // is, else time only. The winner is always the fastest.
   KernelBuilder& bytes_moved(std::string expression);
   KernelBuilder& flops(std::string expression);
+  // Per-configuration counts for the execution-time model.
+  KernelBuilder& work(WorkExpressions expressions);
 
   // Where the expected outputs come from; without any, the default configuration's.
   KernelBuilder& reference_kernel(ReferenceLaunch launch);

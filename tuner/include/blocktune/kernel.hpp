@@ -68,6 +68,13 @@ struct ReferenceKernel {
   std::string dynamic_smem = "0";
 };
 
+// A spec file's counts for the execution-time model: KernelWork's fields as
+// expressions over parameters, problem dims and device limits. An empty field
+// falls back to bytes_moved and flops (see kernel_work).
+struct WorkExpressions {
+  std::string dram_bytes, l2_bytes, l1_wavefronts, shared_wavefronts, warp_instructions, steps, rounds;
+};
+
 struct KernelDescription {
   std::string name;          // the key in the database, e.g. "stencil3d_r1"
   // Where the description comes from, so another process can load it again:
@@ -96,6 +103,7 @@ struct KernelDescription {
   // What a configuration moves and executes, for the execution-time model;
   // unset or nullopt: bytes_moved and flops, the same for every configuration.
   std::function<std::optional<KernelWork>(const ProblemSize& problem, const Config& config)> work;
+  WorkExpressions work_expressions;  // the same written as expressions (spec files); used when `work` is unset
 
   // Where the expected outputs come from, the first that is set:
   // 1. a host function: from the initial buffers (outputs included, for kernels
