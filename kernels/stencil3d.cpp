@@ -92,7 +92,7 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_parameter({"block_x", {32, 64, 128, 256}});
   k.space.add_parameter({"block_y", {1, 2, 4, 8, 16}});
   k.space.add_parameter({"block_z", {1, 2, 4}});
-  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP"), std::string("STREAM")}});
+  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP"), std::string("STREAM"), std::string("RING")}});
   k.space.add_parameter({"zloop", {std::string("NONE"), std::string("INTZ"), std::string("REG")}});
   k.space.add_parameter({"z_chunk", {1, 8, 16, 32, 64}});
   k.space.add_parameter({"vx", {1, 2, 4}});
@@ -118,10 +118,20 @@ KernelDescription stencil3d(int radius, ElementType type) {
   // planes x py x vx values, which must leave room for the rest; it warms up
   // 2 * fused_steps * radius planes per chunk, so short chunks are pointless; it
   // needs shared memory, so no zero carveout. The other codings' register queue
-  // (REG) of 2 * radius + 1 planes x py x vx values keeps to the same budget.
+  // (REG) of 2 * radius + 1 planes x py x vx values keeps to the same budget,
+  // except RING's: its loads in flight sit in shared memory, not registers, so
+  // its queue may take 96 registers (48 FP64 values).
   k.space.add_constraint(fmt::format(R"(strategy == "STREAM" ? block_x == 32 && zloop == "REG" && z_chunk >= 16 && carveout != 0 && )"
-                                     R"(fused_steps * {0} * py * vx <= 64 : fused_steps == 1 && (zloop != "REG" || {0} * py * vx <= 64))",
-                                     2 * radius + 1));
+                                     R"(fused_steps * {0} * py * vx <= 64 : fused_steps == 1 && (zloop != "REG" || {0} * py * vx <= )"
+                                     R"((strategy == "RING" ? {1} : 64)))",
+                                     2 * radius + 1, 96 * 4 / size_of(type)));
+  // RING is COMP's tile fed like REG's queue (stencil3d.cu): a z loop with the
+  // queue; per slot of its ring (RING_DEPTH + 1 = 4) a tile as COMP's and the
+  // block's points of the queue's new plane.
+  k.space.add_constraint(R"(strategy != "RING" || zloop == "REG")");
+  const std::string ring_smem = fmt::format("4 * ((block_y * py + {}) * (block_x * vx + 2 * {}) + block_y * py * block_x * vx) * {}", 2 * radius,
+                                            comp_lead, size_of(type));
+  k.space.add_constraint(fmt::format(R"(strategy != "RING" || {} <= max_shared_per_block)", ring_smem));
   // Several rows per thread share their y neighbours plane after plane: only
   // with a z loop and vector rows, and a block's rows stay within block_y's range.
   k.space.add_constraint(R"(strategy == "STREAM" || py == 1 || zloop != "NONE" && vx >= 2 && block_y * py <= 16)");
@@ -140,7 +150,8 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {}, {}) : ceil_div(nx, block_x * vx))", interior, written_x),
             fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" ? {} : block_y * py))", interior, written_y),
             fmt::format("ceil_div(nz {}, block_z * z_chunk)", interior)};
-  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : strategy == "COMP" ? {} : 0)", stream_smem, comp_smem);
+  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : strategy == "COMP" ? {} : strategy == "RING" ? {} : 0)", stream_smem, comp_smem,
+                               ring_smem);
   k.carveout = "carveout";
 
   k.arguments = {

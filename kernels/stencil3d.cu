@@ -5,7 +5,9 @@
 // The codings of seed 000 (Nasciutti and Panetta) and what came after, chosen by defines:
 //   STRATEGY  how a plane is read: BASE plain global loads; CSL the read-only path
 //             (__ldg, const __restrict__); COMP an xy tile with halo in shared memory;
-//             STREAM temporal blocking (seed 001), FUSED_STEPS time steps per pass, see below.
+//             STREAM temporal blocking (seed 001), FUSED_STEPS time steps per pass, see below;
+//             RING COMP's tile with REG's queue, their loads started RING_DEPTH planes
+//             ahead into shared memory (the 2.5D scheme with a deep prefetch), see below.
 //   ZLOOP     NONE one plane per thread; INTZ a z loop inside the thread; REG the z
 //             loop with the thread's column kept in a register queue (the "pioneer"
 //             2.5D scheme: one new load per plane for the z neighbours).
@@ -21,6 +23,7 @@
 #define CSL 1
 #define COMP 2
 #define STREAM 3
+#define RING 4
 #define NONE 0
 #define INTZ 1
 #define REG 2
@@ -238,7 +241,7 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
 
 #else
 
-#if STRATEGY == COMP
+#if STRATEGY == COMP || STRATEGY == RING
 // `N` elements (N * sizeof(REAL) is 4, 8 or 16 bytes) from global to shared memory
 // without holding registers (cp.async, sm_80 on), or zeros where `inside` is false;
 // wait_copies() waits for the thread's copies.
@@ -263,6 +266,21 @@ __device__ __forceinline__ void wait_copies() {
 #endif
 }
 
+// Closes the thread's current group of copies; wait_copies_but<N>() waits until
+// at most its N most recent groups are still in flight.
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ void wait_copies_but() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 // Rows y0 .. y0 + TH - 1, columns x0 .. x0 + TW - 1 of `plane` into `tile`, zeros
 // beyond the grid, the copies spread over the THREADS threads of a tile. x0 and TW
 // are multiples of N, so that with nx % N == 0 every N-element copy is aligned
@@ -279,6 +297,221 @@ __device__ __forceinline__ void fill_tile(REAL (&tile)[TH][TW], const REAL* plan
   }
 }
 #endif
+
+#if STRATEGY == RING
+// RING: the 2.5D scheme (Micikevicius; NVIDIA's FDTD3d) with its global loads
+// started RING_DEPTH planes ahead. A block owns an xy tile of BLOCK_X * VX by
+// BLOCK_Y * PY points and walks its z chunk; a thread keeps its points' last
+// 2R + 1 planes in a register queue (the z neighbours, as REG) and writes the
+// centre plane into the block's tile in shared memory, whose halo (R rows
+// above and below, LEAD columns either side) the block copies from global
+// memory; x and y neighbours come from the tile (as COMP). The queue's new
+// plane -- the load that goes to DRAM -- and the tile's halo are copied with
+// cp.async into a ring of RING_DEPTH + 1 slots, RING_DEPTH planes ahead, so
+// that many bytes are in flight without registers to hold them: at radius 4
+// a deeper queue (REG) or more rows per thread leave too few warps to keep
+// DRAM busy with register loads. One barrier per plane. On an H100 at
+// radius 4 this took 512^3 FP32 from 78% to 94% of the device-to-device copy
+// (bench/results/stencil-r4/). Short z chunks (8 planes) ran best there: a
+// block's halo and queue warm-up then come from its neighbours' loads in L2.
+#ifndef RING_DEPTH
+#define RING_DEPTH 3
+#endif
+template <int R>
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
+  static_assert(BLOCK_Z == 1 && ZLOOP == REG, "RING walks z with a register queue, one z slice per block");
+  constexpr int SLOTS = RING_DEPTH + 1;
+  constexpr int CHUNK = 16 / sizeof(REAL);  // elements per 16-byte copy
+  constexpr int ALIGN = VX > CHUNK ? VX : CHUNK;
+  constexpr int LEAD = (R + ALIGN - 1) / ALIGN * ALIGN;  // halo columns either side, as COMP's
+  constexpr int HALO = (R + VX - 1) / VX;                 // vectors either side that cover the x neighbours
+  constexpr int TW = BLOCK_X * VX, TH = BLOCK_Y * PY;     // the block's points
+  constexpr int SW = TW + 2 * LEAD, SH = TH + 2 * R;      // its tile
+  constexpr int THREADS = BLOCK_X * BLOCK_Y;
+  constexpr int PIECE = VX < CHUNK ? VX : CHUNK;  // elements per copy of the thread's own vector
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // tiles[s]: a centre plane with its halo; fronts[s]: the queue's new plane, the block's points only.
+  auto tiles = reinterpret_cast<REAL(*)[SH][SW]>(shared_bytes);
+  auto fronts = reinterpret_cast<REAL(*)[TH][TW]>(shared_bytes + sizeof(REAL) * SLOTS * SH * SW);
+
+  REAL c[R + 1];
+#pragma unroll
+  for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
+
+  const int tx = threadIdx.x * VX, ty = threadIdx.y * PY;  // tile coordinates of the thread's first point, past the halo
+  const int x0 = blockIdx.x * TW + tx;                      // its first point in x
+  const int y_tile = blockIdx.y * TH;                        // grid row of the tile's first (halo) row
+  const int x_tile = blockIdx.x * TW - LEAD;                 // grid column of the tile's first column
+  const int j0 = y_tile + R + ty;                            // the thread's first row
+  const int k_first = blockIdx.z * Z_CHUNK + R;
+  const int k_end = min(k_first + Z_CHUNK, nz - R);
+  const bool columns_inside = x0 < nx;  // all VX points or none: nx % VX == 0
+  const long long sy = nx;
+  const long long sz = (long long)nx * ny;
+  const int thread = threadIdx.y * BLOCK_X + threadIdx.x;
+  const bool aligned = nx % CHUNK == 0;  // rows start on 16 bytes: the halo in 16-byte copies
+
+  // The halo in 16-byte copies: 2R full rows of the tile, then LEAD columns
+  // either side of its TH middle rows. Each thread's share is the same for
+  // every plane: where a copy lands in a tile and where it starts in a plane
+  // (-1 beyond the grid: zeros). A plane offset fits an int: nx * ny < 2^31.
+  constexpr int ROW_COPIES = SW / CHUNK, TOP_BOTTOM = 2 * R * ROW_COPIES, SIDE = LEAD / CHUNK;
+  constexpr int COPIES = TOP_BOTTOM + TH * 2 * SIDE;
+  constexpr int PER_THREAD = (COPIES + THREADS - 1) / THREADS;
+  int to[PER_THREAD], from[PER_THREAD];
+#pragma unroll
+  for (int n = 0; n < PER_THREAD; ++n) {
+    const int copy = thread + n * THREADS;
+    int row, column;
+    if (copy < TOP_BOTTOM) {
+      row = copy / ROW_COPIES, column = copy % ROW_COPIES * CHUNK;
+      if (row >= R) row += TH;
+    } else {
+      const int side = (copy - TOP_BOTTOM) % (2 * SIDE);
+      row = R + (copy - TOP_BOTTOM) / (2 * SIDE);
+      column = side < SIDE ? side * CHUNK : TW + side * CHUNK;
+    }
+    const int x = x_tile + column, y = y_tile + row;
+    to[n] = row * SW + column;
+    from[n] = copy < COPIES && y < ny && x >= 0 && x < nx ? y * nx + x : -1;
+  }
+
+  // The copies due at step z (slot z % SLOTS): the thread's own points of the
+  // queue's new plane k + R, and the block's halo of plane k (k = k_first + z).
+  // Every step commits one group, empty past the chunk, so that the groups count steps.
+  const auto request = [&](int z, int slot) {
+    const int k = k_first + z;
+    if (k < k_end) {
+#pragma unroll
+      for (int i = 0; i < PY; ++i) {
+        const bool inside = columns_inside && j0 + i < ny;  // rows beyond ny - R are y neighbours
+        const REAL* from_row = in + (k + R) * sz + (j0 + i) * sy + x0;
+#pragma unroll
+        for (int p = 0; p < VX; p += PIECE) copy_async<PIECE>(&fronts[slot][ty + i][tx + p], inside ? from_row + p : in, inside);
+      }
+      const REAL* plane = in + k * sz;
+      REAL* tile = &tiles[slot][0][0];
+      if (aligned) {
+#pragma unroll
+        for (int n = 0; n < PER_THREAD; ++n)
+          if (n + 1 < PER_THREAD || thread + n * THREADS < COPIES) copy_async<CHUNK>(tile + to[n], from[n] >= 0 ? plane + from[n] : in, from[n] >= 0);
+      } else {  // element by element
+#pragma unroll 1
+        for (int e = thread; e < 2 * R * SW + TH * 2 * LEAD; e += THREADS) {
+          int row, column;
+          if (e < 2 * R * SW) {
+            row = e / SW, column = e % SW;
+            if (row >= R) row += TH;
+          } else {
+            const int side = (e - 2 * R * SW) % (2 * LEAD);
+            row = R + (e - 2 * R * SW) / (2 * LEAD);
+            column = side < LEAD ? side : TW + side;
+          }
+          const int x = x_tile + column, y = y_tile + row;
+          const bool inside = y < ny && x >= 0 && x < nx;
+          copy_async<1>(tile + row * SW + column, inside ? plane + y * sy + x : in, inside);
+        }
+      }
+    }
+    commit_copies();
+  };
+
+  // q[d][i]: plane k - R + d of the thread's row i; planes k_first - R .. k_first + R - 1 first.
+  REAL q[2 * R + 1][PY][VX];
+  if (k_first < k_end) {
+#pragma unroll
+    for (int d = 0; d < 2 * R; ++d)
+#pragma unroll
+      for (int i = 0; i < PY; ++i) {
+        if (columns_inside && j0 + i < ny) {
+          load_row<VX>(in + (k_first - R + d) * sz + (j0 + i) * sy + x0, q[d][i]);
+        } else {
+#pragma unroll
+          for (int v = 0; v < VX; ++v) q[d][i][v] = REAL(0);
+        }
+      }
+  }
+#pragma unroll
+  for (int z = 0; z < RING_DEPTH; ++z) request(z, z);
+
+  // Every thread runs every step: the barrier needs the whole block.
+  int slot = 0;
+#pragma unroll 1
+  for (int z = 0; k_first + z < k_end; ++z) {
+    const int k = k_first + z;
+    // Step z's copies have arrived; the queue takes its new plane, the tile its centre.
+    wait_copies_but<RING_DEPTH - 1>();
+#pragma unroll
+    for (int i = 0; i < PY; ++i) load_row<VX>(&fronts[slot][ty + i][tx], q[2 * R][i]);
+#pragma unroll
+    for (int i = 0; i < PY; ++i) store_row<VX>(&tiles[slot][R + ty + i][LEAD + tx], q[R][i]);
+    // Every thread's centre and halo copies are in; every thread is done with step z - 1's slot.
+    __syncthreads();
+    request(z + RING_DEPTH, slot == 0 ? SLOTS - 1 : slot - 1);
+
+    const REAL(&tile)[SH][SW] = tiles[slot];
+    if (columns_inside && j0 < ny - R) {
+      // Rows j0 - R .. j0 + PY - 1 + R of the thread's columns: the y neighbours of all its rows.
+      REAL column[PY + 2 * R][VX];
+#pragma unroll
+      for (int d = 0; d < PY + 2 * R; ++d) {
+        if (d >= R && d < R + PY) {
+#pragma unroll
+          for (int v = 0; v < VX; ++v) column[d][v] = q[R][d - R][v];
+        } else {
+          load_row<VX>(&tile[ty + d][LEAD + tx], column[d]);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < PY; ++i) {
+        const int j = j0 + i;
+        if (j >= ny - R) continue;
+        // The row around the thread's points: HALO vectors either side.
+        REAL row[(2 * HALO + 1) * VX];
+#pragma unroll
+        for (int h = -HALO; h <= HALO; ++h) {
+          REAL(&part)[VX] = *reinterpret_cast<REAL(*)[VX]>(&row[(HALO + h) * VX]);
+          if (h == 0) {
+#pragma unroll
+            for (int v = 0; v < VX; ++v) part[v] = q[R][i][v];
+          } else {
+            load_row<VX>(&tile[R + ty + i][LEAD + tx + h * VX], part);
+          }
+        }
+        REAL result[VX];
+#pragma unroll
+        for (int v = 0; v < VX; ++v) {
+          REAL sum = c[0] * row[HALO * VX + v];
+#pragma unroll
+          for (int r = 1; r <= R; ++r) {
+            const REAL xy = row[HALO * VX + v - r] + row[HALO * VX + v + r] + column[R + i - r][v] + column[R + i + r][v];
+            sum += c[r] * (xy + q[R - r][i][v] + q[R + r][i][v]);
+          }
+          result[v] = sum;
+        }
+        const long long at = k * sz + j * sy + x0;
+        if (x0 >= R && x0 + VX <= nx - R) {
+          store_row<VX>(out + at, result);
+        } else {
+#pragma unroll
+          for (int v = 0; v < VX; ++v)
+            if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
+        }
+      }
+    }
+
+#pragma unroll
+    for (int d = 0; d < 2 * R; ++d)
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+#pragma unroll
+        for (int v = 0; v < VX; ++v) q[d][i][v] = q[d + 1][i][v];
+    slot = slot + 1 == SLOTS ? 0 : slot + 1;
+  }
+  wait_copies();  // none in flight at exit (the groups past the chunk are empty)
+}
+#else
 
 // BASE, CSL and COMP: a thread computes VX points in x (vectors) in each of PY
 // rows, for one plane (NONE) or Z_CHUNK planes (INTZ, REG). Its PY rows share one
@@ -448,4 +681,5 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
   }
 }
 
+#endif  // STRATEGY == RING
 #endif  // STRATEGY

@@ -55,6 +55,49 @@ KernelWork stream_work(int radius, int element_bytes, const std::array<std::int6
   return w;
 }
 
+// RING (stencil3d.cu): COMP's tile and REG's queue, fed by cp.async copies
+// RING_DEPTH planes ahead. Per thread and plane: its new plane's row vectors
+// copied into shared memory and read back, its centre rows stored into the
+// tile, 2R vectors of y neighbours and 2 * HALO per row of x neighbours read
+// from the tile, its share of the halo's 16-byte copies, and the queue's
+// shift. Per block, the chunk's planes of the tile and 2R more queue planes
+// (loaded into registers before the loop).
+KernelWork ring_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
+  const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
+  const std::int64_t bx = config.get_int("block_x"), by = config.get_int("block_y");
+  const std::int64_t vx = config.get_int("vx"), py = config.get_int("py"), z_chunk = config.get_int("z_chunk");
+  const std::int64_t width = bx * vx, rows = by * py, halo = ceil_div(r, vx);
+  const std::int64_t chunk = 16 / element_bytes;
+  const std::int64_t lead = ceil_div(r, std::max(vx, chunk)) * std::max(vx, chunk);
+  const double blocks = double(ceil_div(nx, width) * ceil_div(ny - 2 * r, rows) * ceil_div(nz - 2 * r, z_chunk));
+  const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
+  const double threads = blocks * double(bx * by);
+  const double thread_steps = threads * double(z_chunk);
+
+  KernelWork w;
+  w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;
+  // L2 to SM: the block's points of z_chunk + 2R planes; the halo (2R full
+  // rows of the tile, `lead` columns either side of its rows) of z_chunk planes.
+  const double own = row_bytes(width, element_bytes) * double(rows);
+  const double tile_halo = row_bytes(width + 2 * lead, element_bytes) * double(2 * r) + 2 * row_bytes(lead, element_bytes) * double(rows);
+  w.l2_bytes = blocks * (double(z_chunk + 2 * r) * own + double(z_chunk) * tile_halo);
+
+  const double vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
+  const double halo_copies = double(ceil_div((2 * r * (width + 2 * lead) + rows * 2 * lead) / chunk, bx * by));
+  const double own_copies = double(py * ceil_div(vx * element_bytes, 16));
+  const double shared_reads = double(py /* the new plane */ + 2 * r + py * 2 * halo);
+  const double shared_stores = double(py);  // the centre rows
+  w.l1_wavefronts = thread_steps / 32 * (halo_copies * 4 + double(py) * vector_wavefronts) + threads / 32 * double(2 * r * py) * vector_wavefronts;
+  w.shared_wavefronts = thread_steps / 32 * ((shared_reads + shared_stores) * vector_wavefronts + halo_copies * 4 + double(py) * vector_wavefronts);
+  const double arithmetic = double(vx * py * (5 * r + 1));
+  const double shift = double(2 * r * py * vx);
+  w.warp_instructions =
+      thread_steps / 32 * (3 * (halo_copies + own_copies) + shared_reads + shared_stores + arithmetic + shift + 22 + 4 /* wait, barrier, commit */);
+  w.steps = double(z_chunk);
+  w.rounds = 2;  // the copies' arrival, then the barrier before the tile is read
+  return w;
+}
+
 }  // namespace
 
 KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
@@ -64,6 +107,7 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   const std::string strategy = to_string(config.at("strategy")), zloop = to_string(config.at("zloop"));
   if (nx <= 2 * r || ny <= 2 * r || nz <= 2 * r) throw std::invalid_argument("the stencil's problem must exceed twice its radius in every dimension");
   if (strategy == "STREAM") return stream_work(radius, element_bytes, problem, config);
+  if (strategy == "RING") return ring_work(radius, element_bytes, problem, config);
   const bool comp = strategy == "COMP", reg = zloop == "REG";
 
   const std::int64_t width = bx * vx;          // a block's points in x

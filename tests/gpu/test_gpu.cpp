@@ -56,10 +56,10 @@ TEST_CASE("the stencil's default configuration is correct and timed", "[gpu][mea
 }
 
 TEST_CASE("every coding of the stencil gives the reference result", "[gpu][measure]") {
-  // Each load path with each z handling, one and two rows per thread, vector
-  // widths, tiles and chunks that do not divide the grid, in FP64 where the
-  // tolerance is tight; then COMP on rows that are not 16-byte aligned (its
-  // tile filled element by element), in FP32.
+  // Each load path with each z handling (RING with its queue only), one and two
+  // rows per thread, vector widths, tiles and chunks that do not divide the
+  // grid, in FP64 where the tolerance is tight; then COMP and RING on rows that
+  // are not 16-byte aligned (their tiles filled element by element), in FP32.
   const auto coding = [](const char* strategy, const char* zloop, int vx, int py) {
     const bool loop = std::string(zloop) != "NONE";
     return Config::parse(fmt::format("block_x=32,block_y=4,block_z={},strategy={},zloop={},z_chunk={},vx={},py={},fused_steps=1,carveout=-1",
@@ -81,6 +81,7 @@ TEST_CASE("every coding of the stencil gives the reference result", "[gpu][measu
         configs.push_back(coding(strategy, zloop, loop ? 2 : 1, 1));
         configs.push_back(coding(strategy, zloop, loop ? 2 : 4, loop ? 2 : 1));
       }
+    for (const auto& [vx, py] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{2, 2}}) configs.push_back(coding("RING", "REG", vx, py));
     check_all(stencil3d(radius, ElementType::f64), kSmall, configs);
   }
   std::vector<Config> unaligned;
@@ -89,6 +90,7 @@ TEST_CASE("every coding of the stencil gives the reference result", "[gpu][measu
     unaligned.push_back(coding("COMP", zloop, loop ? 2 : 1, loop ? 2 : 1));
     unaligned.push_back(coding("COMP", zloop, 2, loop ? 4 : 1));
   }
+  for (const auto& [vx, py] : {std::pair{1, 1}, std::pair{2, 2}, std::pair{2, 4}}) unaligned.push_back(coding("RING", "REG", vx, py));
   check_all(stencil3d(3), ProblemSize::parse("94x70x40"), unaligned);
 }
 

@@ -223,6 +223,52 @@ TEST_CASE("a COMP configuration launches one block per tile of block_y x py rows
   CHECK(base.shape.dynamic_smem == 0);
 }
 
+TEST_CASE("RING walks z with its queue, which may take 96 registers, and its ring of four slots takes shared memory", "[kernels]") {
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  const auto violated = [&](const KernelDescription& k, const Config& config) -> std::string {
+    const auto v = k.space.check(config, environment(k, h100, k512));
+    return v ? v->constraint : std::string();
+  };
+  const KernelDescription r4 = stencil3d(4);
+  CHECK_THAT(violated(r4, single_step("RING", "INTZ", 4, 4, 1)), Catch::Contains(R"(strategy != "RING" || zloop == "REG")"));
+  CHECK_THAT(violated(r4, single_step("RING", "NONE", 4, 4, 1)), Catch::Contains(R"(strategy != "RING" || zloop == "REG")"));
+  // Radius 4: 9 planes x 2 rows x 4 points = 72 values, over REG's 64 but within RING's 96; 4 rows are not.
+  CHECK(violated(r4, single_step("RING", "REG", 4, 4, 2)).empty());
+  CHECK_THAT(violated(r4, single_step("BASE", "REG", 4, 4, 2)), Catch::Contains("py * vx <= (strategy"));
+  CHECK_THAT(violated(r4, single_step("RING", "REG", 4, 4, 4)), Catch::Contains("py * vx <= (strategy"));
+  // In FP64 the 96 registers hold 48 values.
+  CHECK_THAT(violated(stencil3d(4, ElementType::f64), single_step("RING", "REG", 4, 4, 2)), Catch::Contains("py * vx <= (strategy"));
+  CHECK(violated(stencil3d(4, ElementType::f64), single_step("RING", "REG", 4, 4, 1)).empty());
+
+  // 32 x 4 threads of 4 points and 2 rows: tiles of 8 + 8 rows and 128 + 2 x 4
+  // columns, and 8 x 128 points of the new plane, in each of 4 slots.
+  const ResolvedConfig r = resolve(r4, single_step("RING", "REG", 4, 4, 2), h100, k512);
+  CHECK(r.shape.block == std::array<unsigned, 3>{32, 4, 1});
+  CHECK(r.shape.grid == std::array<unsigned, 3>{4, 63, 63});  // 512 / 128, 504 / 8, 504 / 8
+  CHECK(r.shape.dynamic_smem == 4 * (16 * 136 + 8 * 128) * 4);
+  const auto defines = r.request.defines;
+  CHECK(std::ranges::find(defines, std::pair<std::string, std::string>{"STRATEGY", "RING"}) != defines.end());
+  // FP64, radius 1, 2 points: 16-byte copies of 2 values, so 2 columns either side.
+  const ResolvedConfig f64 = resolve(stencil3d(1, ElementType::f64), single_step("RING", "REG", 4, 2, 1), h100, k512);
+  CHECK(f64.shape.dynamic_smem == 4 * (6 * 68 + 4 * 64) * 8);
+}
+
+TEST_CASE("RING's counts for the model: COMP's DRAM traffic, its loads through shared memory", "[kernels][model]") {
+  const std::array<std::int64_t, 3> problem{512, 512, 512};
+  const KernelWork ring = stencil3d_work(4, 4, problem, single_step("RING", "REG", 4, 4, 2));
+  const KernelWork comp = stencil3d_work(4, 4, problem, single_step("COMP", "REG", 4, 4, 2));
+  const KernelWork base = stencil3d_work(4, 4, problem, single_step("BASE", "REG", 4, 4, 2));
+  CHECK(ring.dram_bytes == comp.dram_bytes);
+  CHECK(ring.l1_wavefronts < base.l1_wavefronts);  // BASE reads its neighbours through L1
+  CHECK(ring.shared_wavefronts > 0);
+  CHECK(ring.steps == 8);
+  CHECK(ring.rounds == 2);
+  // The queue's 2R planes before each chunk: shorter chunks move more from L2.
+  const Config short_chunks = Config::parse("block_x=32,block_y=4,block_z=1,strategy=RING,zloop=REG,z_chunk=8,vx=4,py=2,fused_steps=1,carveout=-1");
+  const Config long_chunks = Config::parse("block_x=32,block_y=4,block_z=1,strategy=RING,zloop=REG,z_chunk=64,vx=4,py=2,fused_steps=1,carveout=-1");
+  CHECK(stencil3d_work(4, 4, problem, short_chunks).l2_bytes > stencil3d_work(4, 4, problem, long_chunks).l2_bytes);
+}
+
 TEST_CASE("every single-step coding with several rows per thread compiles for sm_90 for every radius, without spills", "[kernels][compile]") {
   const DeviceInfo h100 = require_arch_profile("sm_90");
   const VariantCompiler compiler(std::nullopt);
@@ -230,8 +276,9 @@ TEST_CASE("every single-step coding with several rows per thread compiles for sm
     for (int radius = 1; radius <= 5; ++radius) {
       const KernelDescription k = stencil3d(radius, type);
       const Lookup env = environment(k, h100, k512);
-      for (const char* strategy : {"BASE", "COMP"})
+      for (const char* strategy : {"BASE", "COMP", "RING"})
         for (const char* zloop : {"NONE", "INTZ", "REG"}) {
+          if (std::string(strategy) == "RING" && std::string(zloop) != "REG") continue;  // RING has only a queue
           // The most points per thread the space allows at 32 x 4 threads (x 2 without a z loop): the hardest on registers.
           std::optional<Config> chosen;
           for (const int vx : {4, 2, 1})
