@@ -51,6 +51,7 @@ KernelWork stream_work(int radius, int element_bytes, const std::array<std::int6
   w.shared_wavefronts = thread_steps / 32 * double(k) * (shared_loads + shared_stores) * vector_wavefronts;
   w.warp_instructions = thread_steps / 32 * (3 * double(py) + double(k) * per_step + 22);
   w.steps = planes;
+  w.chains = double(vx * py);  // a sum per point
   w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
   return w;
 }
@@ -94,7 +95,11 @@ KernelWork ring_work(int radius, int element_bytes, const std::array<std::int64_
   w.warp_instructions =
       thread_steps / 32 * (3 * (halo_copies + own_copies) + shared_reads + shared_stores + arithmetic + shift + 22 + 4 /* wait, barrier, commit */);
   w.steps = double(z_chunk);
-  w.rounds = 2;  // the copies' arrival, then the barrier before the tile is read
+  w.chains = double(vx * py);  // a sum per point
+  // A plane's copies were started RING_DEPTH (3) planes earlier: the round they
+  // wait for is spread over as many steps, and what follows the barrier reads
+  // shared memory, not a global round.
+  w.rounds = 1.0 / 3;
   return w;
 }
 
@@ -159,6 +164,7 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   const double arithmetic = double(vx * py * (5 * r + 1));
   w.warp_instructions = thread_steps / 32 * (3 * (loads + copies) + shared_reads + arithmetic + 22 + extra);
   w.steps = double(z_chunk);
+  w.chains = double(vx * py);  // a sum per point
   return w;
 }
 

@@ -61,10 +61,12 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   p.shared = w.shared_wavefronts * 128 / (d.shared_bytes_per_clock * sm_clocks);
   p.issue = w.warp_instructions / (d.issue_per_clock * sm_clocks);
   if (launch.spill_bytes > 0) {
-    // Local memory goes through L1, and on to L2 once the resident threads' spills outgrow it.
+    // Local memory goes through L1, and on to L2 once the resident threads'
+    // spills outgrow it: the L1 the carveout and shared memory leave, where known.
     const double spilled = threads * w.steps * launch.spill_bytes;
+    const double l1_for_spills = launch.l1_cache_bytes > 0 ? launch.l1_cache_bytes : d.l1_bytes;
     p.l1 += spilled / (d.l1_bytes_per_clock * sm_clocks);
-    if (double(launch.blocks_per_sm) * launch.threads_per_block * launch.spill_bytes > d.l1_bytes) p.l2 += spilled / d.l2_bandwidth;
+    if (double(launch.blocks_per_sm) * launch.threads_per_block * launch.spill_bytes > l1_for_spills) p.l2 += spilled / d.l2_bandwidth;
   }
 
   // Latency the resident warps cannot hide: each warp's steps run one after
@@ -74,7 +76,7 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   const double dram_share = w.l2_bytes > 0 ? std::min(1.0, w.dram_bytes / w.l2_bytes) : 1.0;
   const double round_cycles = d.l2_latency_cycles + dram_share * (d.dram_latency_cycles - d.l2_latency_cycles);
   const double instructions_per_warp_step = w.warp_instructions / (launch.blocks * warps_per_block * w.steps);
-  const double step_cycles = w.rounds * round_cycles + instructions_per_warp_step * d.fma_latency_cycles;
+  const double step_cycles = w.rounds * round_cycles + instructions_per_warp_step / std::max(w.chains, 1.0) * d.fma_latency_cycles;
   const double waves = std::ceil(launch.blocks / (double(launch.blocks_per_sm) * d.sm_count));
   p.latency = waves * w.steps * step_cycles / d.sm_clock_hz;
 

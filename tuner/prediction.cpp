@@ -66,7 +66,8 @@ KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device
                                           {&counted.shared_wavefronts, &w.shared_wavefronts, "work.shared_wavefronts"},
                                           {&counted.warp_instructions, &w.warp_instructions, "work.warp_instructions"},
                                           {&counted.steps, &w.steps, "work.steps"},
-                                          {&counted.rounds, &w.rounds, "work.rounds"}})
+                                          {&counted.rounds, &w.rounds, "work.rounds"},
+                                          {&counted.chains, &w.chains, "work.chains"}})
     if (!text->empty()) *field = value(*text, name);
   if (counted.l2_bytes.empty() && !counted.dram_bytes.empty()) w.l2_bytes = w.dram_bytes;
   return w;

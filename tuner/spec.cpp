@@ -43,13 +43,14 @@ namespace {
 template <typename Expressions>
 auto work_fields(Expressions& w) {
   using Text = decltype(&w.steps);
-  return std::array<std::pair<std::string_view, Text>, 7>{{{"dram_bytes", &w.dram_bytes},
+  return std::array<std::pair<std::string_view, Text>, 8>{{{"dram_bytes", &w.dram_bytes},
                                                            {"l2_bytes", &w.l2_bytes},
                                                            {"l1_wavefronts", &w.l1_wavefronts},
                                                            {"shared_wavefronts", &w.shared_wavefronts},
                                                            {"warp_instructions", &w.warp_instructions},
                                                            {"steps", &w.steps},
-                                                           {"rounds", &w.rounds}}};
+                                                           {"rounds", &w.rounds},
+                                                           {"chains", &w.chains}}};
 }
 
 bool is_identifier(std::string_view text) {

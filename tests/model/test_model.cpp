@@ -53,6 +53,29 @@ TEST_CASE("spilling adds local-memory traffic, through L2 once the resident thre
   CHECK(predict(d, w, small).l1 > predict(d, w, base).l1);
   CHECK(predict(d, w, small).l2 == predict(d, w, base).l2);
   CHECK(predict(d, w, large).l2 > predict(d, w, base).l2);
+
+  // 16 KiB fits the whole L1, but not what 200 KiB of shared memory leave of it.
+  LaunchResources crowded = small;
+  crowded.l1_cache_bytes = 256 * 1024 - 200 * 1024;
+  CHECK(predict(d, w, crowded).l2 == predict(d, w, base).l2);
+  crowded.spill_bytes = 64;  // 64 KiB per SM
+  CHECK(predict(d, w, crowded).l2 > predict(d, w, base).l2);
+}
+
+TEST_CASE("independent chains of instructions shorten the latency term, not the issue term") {
+  KernelWork w;
+  w.dram_bytes = w.l2_bytes = 1e8;
+  w.warp_instructions = 1e8;
+  const LaunchResources launch{.blocks = 12800, .threads_per_block = 256, .blocks_per_sm = 2};
+  const Prediction one = predict(gpu(), w, launch);
+  w.chains = 8;
+  const Prediction eight = predict(gpu(), w, launch);
+  CHECK(eight.latency < one.latency);
+  CHECK(eight.issue == one.issue);
+  w.rounds = 0;  // without memory rounds, the instructions' wait alone: 8 chains wait an eighth
+  const double chained = predict(gpu(), w, launch).latency;
+  w.chains = 1;
+  CHECK(predict(gpu(), w, launch).latency == Approx(8 * chained));
 }
 
 TEST_CASE("reuse the carveout leaves no room for in L1 goes to L2") {

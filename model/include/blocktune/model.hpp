@@ -60,6 +60,10 @@ struct KernelWork {
   // Each thread runs `steps` steps (a z loop's planes) of `rounds` memory
   // rounds that depend on each other (a load, then its use).
   double steps = 1, rounds = 1;
+  // Independent arithmetic chains of a thread's step (a sum per point it
+  // computes, an accumulator per result): they overlap, so a step's
+  // instructions wait for one another only chain by chain.
+  double chains = 1;
 };
 
 // The launch: grid, block and what the occupancy rules allow per SM.

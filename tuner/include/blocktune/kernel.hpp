@@ -72,7 +72,7 @@ struct ReferenceKernel {
 // expressions over parameters, problem dims and device limits. An empty field
 // falls back to bytes_moved and flops (see kernel_work).
 struct WorkExpressions {
-  std::string dram_bytes, l2_bytes, l1_wavefronts, shared_wavefronts, warp_instructions, steps, rounds;
+  std::string dram_bytes, l2_bytes, l1_wavefronts, shared_wavefronts, warp_instructions, steps, rounds, chains;
 };
 
 struct KernelDescription {
