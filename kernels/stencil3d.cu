@@ -69,6 +69,35 @@ __device__ __forceinline__ void store_row(REAL* p, const REAL (&v)[N]) {
   }
 }
 
+// The star at a thread's VX points of its row i, then their store where they
+// are interior: x neighbours from `row` (Halo vectors either side of the
+// points), y neighbours from `column` (the thread's Rows rows with R more above
+// and below), z neighbours as zz[r - 1], the sum of the planes r below and above.
+template <int R, int Halo, int Rows>
+__device__ __forceinline__ void finish_points(const REAL (&c)[R + 1], const REAL (&row)[(2 * Halo + 1) * VX],
+                                              const REAL (&column)[Rows + 2 * R][VX], int i, const REAL (&zz)[R][VX],
+                                              REAL* out, long long at, int x0, int nx) {
+  REAL result[VX];
+#pragma unroll
+  for (int v = 0; v < VX; ++v) {
+    REAL sum = c[0] * row[Halo * VX + v];
+#pragma unroll
+    for (int r = 1; r <= R; ++r) {
+      const REAL xy = row[Halo * VX + v - r] + row[Halo * VX + v + r] + column[R + i - r][v] + column[R + i + r][v];
+      sum += c[r] * (xy + zz[r - 1][v]);
+    }
+    result[v] = sum;
+  }
+  // One vector store where all of the thread's points are interior.
+  if (x0 >= R && x0 + VX <= nx - R) {
+    store_row<VX>(out + at, result);
+  } else {
+#pragma unroll
+    for (int v = 0; v < VX; ++v)
+      if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
+  }
+}
+
 #if STRATEGY == STREAM
 // STREAM: temporal blocking with redundant halo work (seed 001), as 2.5D streaming
 // along z (the AN5D / EBISU scheme). A block owns an xy tile of 32 * VX by
@@ -479,25 +508,12 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
             load_row<VX>(&tile[R + ty + i][LEAD + tx + h * VX], part);
           }
         }
-        REAL result[VX];
+        REAL zz[R][VX];
 #pragma unroll
-        for (int v = 0; v < VX; ++v) {
-          REAL sum = c[0] * row[HALO * VX + v];
+        for (int r = 1; r <= R; ++r)
 #pragma unroll
-          for (int r = 1; r <= R; ++r) {
-            const REAL xy = row[HALO * VX + v - r] + row[HALO * VX + v + r] + column[R + i - r][v] + column[R + i + r][v];
-            sum += c[r] * (xy + q[R - r][i][v] + q[R + r][i][v]);
-          }
-          result[v] = sum;
-        }
-        const long long at = k * sz + j * sy + x0;
-        if (x0 >= R && x0 + VX <= nx - R) {
-          store_row<VX>(out + at, result);
-        } else {
-#pragma unroll
-          for (int v = 0; v < VX; ++v)
-            if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
-        }
+          for (int v = 0; v < VX; ++v) zz[r - 1][v] = q[R - r][i][v] + q[R + r][i][v];
+        finish_points<R, HALO, PY>(c, row, column, i, zz, out, k * sz + j * sy + x0, x0, nx);
       }
     }
 
@@ -631,38 +647,21 @@ stencil3d(INPUT in, REAL* out, const REAL* coefficients, int nx, int ny, int nz)
             read_xy(i, h * VX, part);
           }
         }
-#if ZLOOP != REG
-        REAL below[R][VX], above[R][VX];  // planes k - r and k + r
+        REAL zz[R][VX];  // planes k - r and k + r
 #pragma unroll
         for (int r = 1; r <= R; ++r) {
-          load_row<VX>(in + at - r * sz, below[r - 1]);
-          load_row<VX>(in + at + r * sz, above[r - 1]);
-        }
-#endif
-        REAL result[VX];
-#pragma unroll
-        for (int v = 0; v < VX; ++v) {
-          REAL sum = c[0] * row[HALO * VX + v];
-#pragma unroll
-          for (int r = 1; r <= R; ++r) {
-            const REAL xy = row[HALO * VX + v - r] + row[HALO * VX + v + r] + column[R + i - r][v] + column[R + i + r][v];
 #if ZLOOP == REG
-            const REAL zz = q[R - r][i][v] + q[R + r][i][v];
-#else
-            const REAL zz = below[r - 1][v] + above[r - 1][v];
-#endif
-            sum += c[r] * (xy + zz);
-          }
-          result[v] = sum;
-        }
-        // One vector store where all of the thread's points are interior.
-        if (x0 >= R && x0 + VX <= nx - R) {
-          store_row<VX>(out + at, result);
-        } else {
 #pragma unroll
-          for (int v = 0; v < VX; ++v)
-            if (x0 + v >= R && x0 + v < nx - R) out[at + v] = result[v];
+          for (int v = 0; v < VX; ++v) zz[r - 1][v] = q[R - r][i][v] + q[R + r][i][v];
+#else
+          REAL below[VX], above[VX];
+          load_row<VX>(in + at - r * sz, below);
+          load_row<VX>(in + at + r * sz, above);
+#pragma unroll
+          for (int v = 0; v < VX; ++v) zz[r - 1][v] = below[v] + above[v];
+#endif
         }
+        finish_points<R, HALO, PY>(c, row, column, i, zz, out, at, x0, nx);
       }
     }
 
