@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace blocktune {
 namespace {
@@ -60,15 +59,8 @@ KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device
   w.l1_wavefronts = bytes / 128;
   w.warp_instructions = flops / 2 / 32;
   const WorkExpressions& counted = kernel.work_expressions;
-  for (const auto& [text, field, name] : {std::tuple{&counted.dram_bytes, &w.dram_bytes, "work.dram_bytes"},
-                                          {&counted.l2_bytes, &w.l2_bytes, "work.l2_bytes"},
-                                          {&counted.l1_wavefronts, &w.l1_wavefronts, "work.l1_wavefronts"},
-                                          {&counted.shared_wavefronts, &w.shared_wavefronts, "work.shared_wavefronts"},
-                                          {&counted.warp_instructions, &w.warp_instructions, "work.warp_instructions"},
-                                          {&counted.steps, &w.steps, "work.steps"},
-                                          {&counted.rounds, &w.rounds, "work.rounds"},
-                                          {&counted.chains, &w.chains, "work.chains"}})
-    if (!text->empty()) *field = value(*text, name);
+  for (const WorkField& field : kWorkFields)
+    if (const std::string& text = counted.*field.expression; !text.empty()) w.*field.count = value(text, fmt::format("work.{}", field.name));
   if (counted.l2_bytes.empty() && !counted.dram_bytes.empty()) w.l2_bytes = w.dram_bytes;
   return w;
 }

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -38,20 +37,6 @@ const std::vector<std::string>& device_variable_names() {
 }
 
 namespace {
-
-// The fields of a spec's work block, each with the expression it sets.
-template <typename Expressions>
-auto work_fields(Expressions& w) {
-  using Text = decltype(&w.steps);
-  return std::array<std::pair<std::string_view, Text>, 8>{{{"dram_bytes", &w.dram_bytes},
-                                                           {"l2_bytes", &w.l2_bytes},
-                                                           {"l1_wavefronts", &w.l1_wavefronts},
-                                                           {"shared_wavefronts", &w.shared_wavefronts},
-                                                           {"warp_instructions", &w.warp_instructions},
-                                                           {"steps", &w.steps},
-                                                           {"rounds", &w.rounds},
-                                                           {"chains", &w.chains}}};
-}
 
 bool is_identifier(std::string_view text) {
   const auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
@@ -223,8 +208,9 @@ class Validator {
     check_arguments();
     if (!kernel_.bytes_moved.empty()) check_expression("objective.bytes_moved", kernel_.bytes_moved, Scope::all);
     if (!kernel_.flops.empty()) check_expression("objective.flops", kernel_.flops, Scope::all);
-    for (const auto& [field, text] : work_fields(kernel_.work_expressions))
-      if (!text->empty()) check_expression(fmt::format("work.{}", field), *text, Scope::all);
+    for (const WorkField& field : kWorkFields)
+      if (const std::string& text = kernel_.work_expressions.*field.expression; !text.empty())
+        check_expression(fmt::format("work.{}", field.name), text, Scope::all);
     check_verification();
     for (std::size_t c = 0; c < kernel_.space.constraints().size(); ++c)
       check_variables(fmt::format("constraints[{}]", c), kernel_.space.constraints()[c], Scope::all);
@@ -943,12 +929,12 @@ class SpecReader {
 
   void read_work(const Json& work, KernelBuilder& builder) const {
     expect(work, Json::value_t::object, "work", "an object of counts for the execution-time model, e.g. {\"l2_bytes\": \"...\"}");
+    std::vector<std::string_view> names;
+    for (const WorkField& field : kWorkFields) names.push_back(field.name);
+    check_keys(work, "work", names);
     WorkExpressions expressions;
-    std::vector<std::string_view> fields;
-    for (const auto& [field, text] : work_fields(expressions)) fields.push_back(field);
-    check_keys(work, "work", fields);
-    for (const auto& [field, text] : work_fields(expressions))
-      if (const Json* value = find(work, field)) *text = expression(*value, fmt::format("work.{}", field));
+    for (const WorkField& field : kWorkFields)
+      if (const Json* value = find(work, field.name)) expressions.*field.expression = expression(*value, fmt::format("work.{}", field.name));
     builder.work(std::move(expressions));
   }
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -74,6 +75,24 @@ struct ReferenceKernel {
 struct WorkExpressions {
   std::string dram_bytes, l2_bytes, l1_wavefronts, shared_wavefronts, warp_instructions, steps, rounds, chains;
 };
+
+// Each work field: its name in a spec's work block, its expression, and the
+// count it sets.
+struct WorkField {
+  std::string_view name;
+  std::string WorkExpressions::*expression;
+  double KernelWork::*count;
+};
+inline constexpr std::array<WorkField, 8> kWorkFields{{
+    {"dram_bytes", &WorkExpressions::dram_bytes, &KernelWork::dram_bytes},
+    {"l2_bytes", &WorkExpressions::l2_bytes, &KernelWork::l2_bytes},
+    {"l1_wavefronts", &WorkExpressions::l1_wavefronts, &KernelWork::l1_wavefronts},
+    {"shared_wavefronts", &WorkExpressions::shared_wavefronts, &KernelWork::shared_wavefronts},
+    {"warp_instructions", &WorkExpressions::warp_instructions, &KernelWork::warp_instructions},
+    {"steps", &WorkExpressions::steps, &KernelWork::steps},
+    {"rounds", &WorkExpressions::rounds, &KernelWork::rounds},
+    {"chains", &WorkExpressions::chains, &KernelWork::chains},
+}};
 
 struct KernelDescription {
   std::string name;          // the key in the database, e.g. "stencil3d_r1"
