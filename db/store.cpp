@@ -2,6 +2,8 @@
 
 #include "schema.hpp"
 
+#include <blocktune/text.hpp>
+
 #include <fmt/format.h>
 
 #include <array>
@@ -20,17 +22,7 @@ std::int64_t now() {
       .count();
 }
 
-// Samples as text: readable in the sqlite3 shell, exact on the way back.
-std::string encode_samples(const std::vector<double>& samples) {
-  std::string text;
-  char buffer[32];
-  for (const double sample : samples) {
-    if (!text.empty()) text += ' ';
-    text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, sample).ptr);
-  }
-  return text;
-}
-
+// Samples are stored as text (exact_text): readable in the sqlite3 shell, exact on the way back.
 std::vector<double> decode_samples(std::string_view text, const std::filesystem::path& file) {
   std::vector<double> samples;
   const char* position = text.data();
@@ -342,7 +334,7 @@ void Store::Impl::write_trial(std::int64_t device_id, std::int64_t kernel_id, st
                               const TrialRecord& t) {
   const auto& block = t.shape.block;
   upsert_trial.run(device_id, kernel_id, problem_id, t.config, block[0], block[1], block[2], t.shape.carveout,
-                   to_string(t.outcome), t.message, encode_samples(t.samples_ms), t.median_ms, t.min_ms, t.mean_ms,
+                   to_string(t.outcome), t.message, exact_text(t.samples_ms), t.median_ms, t.min_ms, t.mean_ms,
                    t.spread, t.registers, t.static_smem, t.dynamic_smem, t.local_bytes, t.spill_stores,
                    t.spill_loads, t.blocks_per_sm, t.occupancy, t.limiting_factor, t.compile_s, t.verify_s,
                    t.benchmark_s, t.timestamp != 0 ? t.timestamp : now(), t.blocktune_version, t.sm_clock_mhz,

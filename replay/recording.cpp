@@ -1,4 +1,5 @@
 #include <blocktune/recording.hpp>
+#include <blocktune/text.hpp>
 
 #include <fmt/format.h>
 
@@ -39,25 +40,6 @@ void check_parallel(const Recording& recording) {
         size, recording.space.time.size(), recording.space.cost_seconds.size(), recording.outcome.size(),
         recording.compile_seconds.size(), recording.occupancy.size(), recording.registers.size(),
         recording.predicted_seconds.size()));
-}
-
-// The shortest text that reads back as the same double.
-std::string exact(double value) {
-  char buffer[32];
-  return {buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr};
-}
-
-void append_csv_field(std::string& line, std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    line += field;
-    return;
-  }
-  line += '"';
-  for (const char c : field) {
-    if (c == '"') line += '"';
-    line += c;
-  }
-  line += '"';
 }
 
 // RFC 4180 records, with the line each starts on.
@@ -146,10 +128,10 @@ std::string format_recording(const Recording& recording) {
     append_csv_field(text, space.configs[i].to_string());
     text += ',';
     append_csv_field(text, recording.outcome[i]);
-    text += fmt::format(",{},{}", space.time[i] ? exact(*space.time[i]) : "", exact(space.cost_seconds[i]));
-    if (has_compile) text += fmt::format(",{}", exact(recording.compile_seconds[i]));
-    if (has_model) text += fmt::format(",{},{}", exact(recording.occupancy[i]), recording.registers[i]);
-    if (has_prediction) text += fmt::format(",{}", std::isfinite(recording.predicted_seconds[i]) ? exact(recording.predicted_seconds[i]) : "");
+    text += fmt::format(",{},{}", space.time[i] ? exact_text(*space.time[i]) : "", exact_text(space.cost_seconds[i]));
+    if (has_compile) text += fmt::format(",{}", exact_text(recording.compile_seconds[i]));
+    if (has_model) text += fmt::format(",{},{}", exact_text(recording.occupancy[i]), recording.registers[i]);
+    if (has_prediction) text += fmt::format(",{}", std::isfinite(recording.predicted_seconds[i]) ? exact_text(recording.predicted_seconds[i]) : "");
     text += '\n';
   }
   return text;

@@ -1,6 +1,8 @@
 // Machine-readable exports: CSV and T4 JSON.
 #include "formats.hpp"
 
+#include <blocktune/text.hpp>
+
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,37 +16,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The shortest text that reads back as the same double, as the store writes samples.
-std::string exact(double value) {
-  char buffer[32];
-  return {buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr};
-}
-
-std::string exact(const std::vector<double>& values) {
-  std::string text;
-  for (const double value : values) {
-    if (!text.empty()) text += ' ';
-    text += exact(value);
-  }
-  return text;
-}
-
-// One CSV record. RFC 4180: a field with a comma, quote or line break is
-// quoted, its quotes doubled.
+// One CSV record.
 std::string csv_line(const std::vector<std::string>& fields) {
   std::string line;
   for (const auto& field : fields) {
     if (!line.empty()) line += ',';
-    if (field.find_first_of(",\"\r\n") == field.npos) {
-      line += field;
-      continue;
-    }
-    line += '"';
-    for (const char c : field) {
-      if (c == '"') line += '"';
-      line += c;
-    }
-    line += '"';
+    append_csv_field(line, field);
   }
   return line + '\n';
 }
@@ -154,11 +131,11 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       std::to_string(t.shape.carveout),
                                       std::string(to_string(t.outcome)),
                                       t.message,
-                                      exact(t.samples_ms),
-                                      exact(t.median_ms),
-                                      exact(t.min_ms),
-                                      exact(t.mean_ms),
-                                      exact(t.spread),
+                                      exact_text(t.samples_ms),
+                                      exact_text(t.median_ms),
+                                      exact_text(t.min_ms),
+                                      exact_text(t.mean_ms),
+                                      exact_text(t.spread),
                                       std::to_string(t.registers),
                                       std::to_string(t.static_smem),
                                       std::to_string(t.dynamic_smem),
@@ -166,18 +143,18 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       std::to_string(t.spill_stores),
                                       std::to_string(t.spill_loads),
                                       std::to_string(t.blocks_per_sm),
-                                      exact(t.occupancy),
+                                      exact_text(t.occupancy),
                                       t.limiting_factor,
-                                      exact(t.compile_s),
-                                      exact(t.verify_s),
-                                      exact(t.benchmark_s),
+                                      exact_text(t.compile_s),
+                                      exact_text(t.verify_s),
+                                      exact_text(t.benchmark_s),
                                       std::to_string(t.timestamp),
                                       t.blocktune_version,
                                       std::to_string(t.sm_clock_mhz),
-                                      exact(t.metric),
+                                      exact_text(t.metric),
                                       t.metric_unit};
       if (predicted)
-        fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact(*t.predicted_ms) : std::string());
+        fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact_text(*t.predicted_ms) : std::string());
       const Parameters parameters = parse_config(t.config);
       for (const auto& name : parameter_names) {
         const auto found = std::ranges::find(parameters, name, &Parameters::value_type::first);
