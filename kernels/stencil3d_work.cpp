@@ -16,6 +16,13 @@ double row_bytes(std::int64_t elements, int element_bytes) {
   return (double(ceil_div(elements * element_bytes, std::int64_t(kSector))) + 1) * kSector;
 }
 
+// The columns either side of a COMP or RING tile: R, rounded up to a multiple
+// of the vector and of a 16-byte copy.
+std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
+  const std::int64_t align = std::max<std::int64_t>(vx, 16 / element_bytes);
+  return ceil_div(r, align) * align;
+}
+
 // STREAM (stencil3d.cu): a block of 32 x block_y threads owns a tile of
 // 32 * vx by block_y * py points, overlapping its neighbours by fused_steps * R,
 // and walks z_chunk planes plus fused_steps * R before and after. Per plane a
@@ -69,7 +76,7 @@ KernelWork ring_work(int radius, int element_bytes, const std::array<std::int64_
   const std::int64_t vx = config.get_int("vx"), py = config.get_int("py"), z_chunk = config.get_int("z_chunk");
   const std::int64_t width = bx * vx, rows = by * py, halo = ceil_div(r, vx);
   const std::int64_t chunk = 16 / element_bytes;
-  const std::int64_t lead = ceil_div(r, std::max(vx, chunk)) * std::max(vx, chunk);
+  const std::int64_t lead = tile_lead(r, vx, element_bytes);
   const double blocks = double(ceil_div(nx, width) * ceil_div(ny - 2 * r, rows) * ceil_div(nz - 2 * r, z_chunk));
   const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
   const double threads = blocks * double(bx * by);
@@ -123,9 +130,8 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   const double threads = blocks * double(bx * by * bz);
   const double thread_steps = threads * double(z_chunk);
   const double planes = double(bz * z_chunk);  // planes one block computes
-  // COMP's tile: `lead` columns either side, a multiple of the vector and of a 16-byte copy.
   const std::int64_t chunk = 16 / element_bytes;
-  const std::int64_t lead = ceil_div(r, std::max(vx, chunk)) * std::max(vx, chunk);
+  const std::int64_t lead = tile_lead(r, vx, element_bytes);
 
   KernelWork w;
   // Input read once (the planes a z neighbour needs stay in L2), output written once.

@@ -226,8 +226,9 @@ class Genetic final : public Technique {
 // Given predicted times as model scores (the execution-time model's), it
 // starts from them: the regression learns the measurements' difference from
 // the model, and the model's favourite is measured first. It then measures a
-// few candidates that cover the values measured least; then proposes the candidate with the lowest confidence bound (predicted time
-// minus one standard deviation) among those predicted fastest, so that values
+// few candidates that cover the values measured least; then proposes the
+// candidate with the lowest confidence bound (predicted time minus one
+// standard deviation) among those predicted fastest, so that values
 // it knows little about get their chance; now and then the predicted-fastest
 // neighbour of the best measured (to settle the details there), and now and
 // then a random candidate (a model only learns where it looks).

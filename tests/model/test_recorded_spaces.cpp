@@ -97,6 +97,11 @@ struct SpaceFigures {
   std::size_t rank_of_optimum = 0;
 };
 
+// Blocks per SM, from the recorded occupancy (at least one).
+int resident_blocks(const RecordedRow& row, int threads_per_block, const DeviceParameters& device) {
+  return std::max(1, static_cast<int>(std::lround(row.occupancy * device.max_warps_per_sm / ((threads_per_block + 31) / 32))));
+}
+
 struct Predicted {
   std::vector<double> predicted, measured;
 };
@@ -108,30 +113,28 @@ Predicted predict_stencil(const MeasuredSpace& space, const DeviceParameters& h1
   const std::array<std::int64_t, 3> dims{problem.dims[0], problem.dims[1], problem.dims[2]};
   Predicted out;
   for (const RecordedRow& row : space.rows) {
-    const int threads = static_cast<int>(row.config.get_int("block_x") * row.config.get_int("block_y") * row.config.get_int("block_z"));
-    const int warps_per_block = (threads + 31) / 32;
-    const int blocks_per_sm = std::max(1, static_cast<int>(std::lround(row.occupancy * h100.max_warps_per_sm / warps_per_block)));
+    const Config& c = row.config;
+    const bool comp = to_string(c.at("strategy")) == "COMP";
+    const int threads = static_cast<int>(c.get_int("block_x") * c.get_int("block_y") * c.get_int("block_z"));
+    const int blocks_per_sm = resident_blocks(row, threads, h100);
     // The recording has registers but not ptxas's spill counts: a variant at
     // the register cap of its launch bounds (65536 / threads) is taken to
     // spill, its registers' worth of bytes per step.
     const bool at_cap = row.registers >= std::min(255, 65536 / threads / 8 * 8);
     // The shared memory the recorded kernel used: COMP's tile per z slice, and
     // the 1 KiB the driver reserves per block; the carveout does the rest.
-    const Config& c = row.config;
     const double tile_bytes =
-        to_string(c.at("strategy")) == "COMP"
-            ? double(c.get_int("block_z") * (c.get_int("block_y") + 2 * radius) * (c.get_int("block_x") * c.get_int("vx") + 2 * radius) * 4)
-            : 0.0;
+        comp ? double(c.get_int("block_z") * (c.get_int("block_y") + 2 * radius) * (c.get_int("block_x") * c.get_int("vx") + 2 * radius) * 4) : 0.0;
+    const KernelWork work = comp ? recorded_comp_work(radius, dims, c) : stencil3d_work(radius, 4, dims, c);
     const LaunchResources launch{
-        .blocks = 0, .threads_per_block = threads, .blocks_per_sm = blocks_per_sm, .spill_bytes = at_cap ? 4 * row.registers : 0,
+        .blocks = std::ceil(double(dims[0]) / double(c.get_int("block_x") * c.get_int("vx"))) *
+                  std::ceil(double(dims[1] - 2 * radius) / double(c.get_int("block_y"))) *
+                  std::ceil(double(dims[2] - 2 * radius) / double(c.get_int("block_z") * c.get_int("z_chunk"))),
+        .threads_per_block = threads,
+        .blocks_per_sm = blocks_per_sm,
+        .spill_bytes = at_cap ? 4 * row.registers : 0,
         .l1_cache_bytes = l1_cache_bytes(h100, 228 * 1024, static_cast<int>(c.get_int("carveout")), blocks_per_sm * (tile_bytes + 1024))};
-    const KernelWork work = to_string(row.config.at("strategy")) == "COMP" ? recorded_comp_work(radius, dims, row.config)
-                                                                           : stencil3d_work(radius, 4, dims, row.config);
-    const double bx = double(row.config.get_int("block_x") * row.config.get_int("vx"));
-    LaunchResources sized = launch;
-    sized.blocks = std::ceil(double(dims[0]) / bx) * std::ceil(double(dims[1] - 2 * radius) / double(row.config.get_int("block_y"))) *
-                   std::ceil(double(dims[2] - 2 * radius) / double(row.config.get_int("block_z") * row.config.get_int("z_chunk")));
-    out.predicted.push_back(predict(h100, work, sized).seconds);
+    out.predicted.push_back(predict(h100, work, launch).seconds);
     out.measured.push_back(row.seconds);
   }
   return out;
@@ -148,7 +151,7 @@ Predicted predict_spec(const MeasuredSpace& space, const std::filesystem::path& 
   for (const RecordedRow& row : space.rows) {
     const LaunchShape3 shape = resolve(kernel, row.config, device, problem).shape;
     const int threads = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]);
-    const int blocks_per_sm = std::max(1, static_cast<int>(std::lround(row.occupancy * h100.max_warps_per_sm / ((threads + 31) / 32))));
+    const int blocks_per_sm = resident_blocks(row, threads, h100);
     const LaunchResources launch{.blocks = double(shape.grid[0]) * double(shape.grid[1]) * double(shape.grid[2]),
                                  .threads_per_block = threads,
                                  .blocks_per_sm = blocks_per_sm,
