@@ -1,5 +1,7 @@
 #include <blocktune/cli_db.hpp>
 
+#include <blocktune/cli_action.hpp>
+
 #include <blocktune/store.hpp>
 
 #include <CLI/CLI.hpp>
@@ -97,16 +99,7 @@ void add_db_commands(CLI::App& app, const std::filesystem::path& default_db, std
   const auto add = [&](const char* name, const char* description, std::function<void()> action) {
     CLI::App* command = db->add_subcommand(name, description);
     command->fallthrough();  // `db list --db FILE` as well as `db --db FILE list`
-    command->callback([name, action = std::move(action), &err] {
-      try {
-        action();
-      } catch (const CLI::Error&) {
-        throw;
-      } catch (const std::exception& error) {
-        fmt::print(err, "blocktune db {}: {}\n", name, error.what());
-        throw CLI::RuntimeError(1);
-      }
-    });
+    command->callback([name, action = std::move(action), &err] { run_command_action(err, std::string("db ") + name, action); });
     return command;
   };
 

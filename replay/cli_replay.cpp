@@ -1,5 +1,7 @@
 #include <blocktune/cli_replay.hpp>
 
+#include <blocktune/cli_action.hpp>
+
 #include <blocktune/recording.hpp>
 
 #include <CLI/CLI.hpp>
@@ -201,16 +203,7 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
 
   // Every failure: one line on err, exit code 1.
   const auto guarded = [&err](std::string name, std::function<void()> action) {
-    return [name = std::move(name), action = std::move(action), &err] {
-      try {
-        action();
-      } catch (const CLI::Error&) {
-        throw;
-      } catch (const std::exception& error) {
-        fmt::print(err, "blocktune replay {}: {}\n", name, error.what());
-        throw CLI::RuntimeError(1);
-      }
-    };
+    return [name = "replay " + std::move(name), action = std::move(action), &err] { run_command_action(err, name, action); };
   };
 
   auto run_options = std::make_shared<RunOptions>();

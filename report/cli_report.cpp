@@ -1,5 +1,7 @@
 #include <blocktune/cli_report.hpp>
 
+#include <blocktune/cli_action.hpp>
+
 #include <blocktune/report.hpp>
 
 #include <fmt/format.h>
@@ -29,16 +31,7 @@ std::optional<ProblemSize> parse_problem(const std::string& text) {
 
 // Every failure: one line on err naming the command and the problem, exit code 1.
 void on_run(CLI::App* command, std::ostream& err, std::function<void()> action) {
-  command->callback([name = command->get_name(), action = std::move(action), &err] {
-    try {
-      action();
-    } catch (const CLI::Error&) {
-      throw;
-    } catch (const std::exception& error) {
-      fmt::print(err, "blocktune {}: {}\n", name, error.what());
-      throw CLI::RuntimeError(1);
-    }
-  });
+  command->callback([name = command->get_name(), action = std::move(action), &err] { run_command_action(err, name, action); });
 }
 
 }  // namespace
