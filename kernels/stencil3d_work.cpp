@@ -159,6 +159,9 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
     shared_reads = xy_vectors;
     extra = 8 * copies + 2;  // copy addresses and bounds, the barrier and the wait
     w.rounds = 2;            // the tile's arrival, then the loads of the plane
+    // With one plane per thread the block waits for its tile with nothing else
+    // in flight; with a z loop the next plane's tile arrives while this one is read.
+    w.staged = z_chunk == 1 ? 1 : 0;
   } else {
     loads = xy_vectors + z_vectors;
     w.rounds = 1;  // every load of a step is independent

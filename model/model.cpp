@@ -33,8 +33,8 @@ double l1_cache_bytes(const DeviceParameters& device, double largest_shared_per_
 }
 
 std::string Prediction::bound() const {
-  const std::array<std::pair<double, const char*>, 6> terms{
-      {{dram, "DRAM"}, {l2, "L2"}, {l1, "L1"}, {shared, "shared"}, {issue, "issue"}, {latency, "latency"}}};
+  const std::array<std::pair<double, const char*>, 7> terms{
+      {{dram, "DRAM"}, {l2, "L2"}, {l1, "L1"}, {shared, "shared"}, {issue, "issue"}, {staging, "staging"}, {latency, "latency"}}};
   return std::ranges::max_element(terms, {}, &std::pair<double, const char*>::first)->second;
 }
 
@@ -80,9 +80,15 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   const double waves = std::ceil(launch.blocks / (double(launch.blocks_per_sm) * d.sm_count));
   p.latency = waves * w.steps * step_cycles / d.sm_clock_hz;
 
+  // A staged block cannot overlap its loads with its computation; only other
+  // resident blocks fill the gap. Of the shorter phase, 1/blocks_per_sm stays
+  // exposed: all of it with one block per SM, none with many; in between an
+  // interpolation, not a derivation.
+  if (w.staged > 0) p.staging = std::min(std::max({p.dram, p.l2, p.l1}), std::max(p.shared, p.issue)) / launch.blocks_per_sm;
+
   double throughput = 0;
   for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) throughput += std::pow(term, kOverlapExponent);
-  p.seconds = std::pow(throughput, 1 / kOverlapExponent) + p.latency + d.launch_overhead_s;
+  p.seconds = std::pow(throughput, 1 / kOverlapExponent) + p.staging + p.latency + d.launch_overhead_s;
   return p;
 }
 

@@ -78,6 +78,23 @@ TEST_CASE("independent chains of instructions shorten the latency term, not the 
   CHECK(predict(gpu(), w, launch).latency == Approx(8 * chained));
 }
 
+TEST_CASE("a staged block leaves the shorter of its memory and compute phases exposed, shared among its SM's blocks") {
+  KernelWork w;
+  w.dram_bytes = w.l2_bytes = 1e9;  // 1 ms of DRAM
+  w.warp_instructions = 2e8;        // 0.5 ms of issue: the shorter phase
+  const LaunchResources one{.blocks = 100000, .threads_per_block = 256, .blocks_per_sm = 1};
+  LaunchResources eight = one;
+  eight.blocks_per_sm = 8;
+  const DeviceParameters d = gpu();
+  CHECK(predict(d, w, one).staging == 0);  // not staged: the units overlap as the soft maximum says
+  w.staged = 1;
+  const Prediction alone = predict(d, w, one), shared = predict(d, w, eight);
+  CHECK(alone.issue == Approx(0.5e-3));
+  CHECK(alone.staging == Approx(alone.issue));  // nothing else on the SM to overlap with
+  CHECK(shared.staging == Approx(alone.staging / 8));
+  CHECK(alone.seconds - shared.seconds == Approx(alone.staging - shared.staging + alone.latency - shared.latency));
+}
+
 TEST_CASE("reuse the carveout leaves no room for in L1 goes to L2") {
   // 1000 blocks of 10 steps, 4 resident per SM; each step's footprint is
   // 10 KB of L2 traffic, and L1 serves 30 KB more of reuse.

@@ -194,9 +194,10 @@ TEST_CASE("work counts for the model are expressions; left out, bytes_moved and 
   CHECK(w.l2_bytes == 8000);
   CHECK(w.l1_wavefronts == Approx(8000.0 / 128));
   CHECK(w.warp_instructions == Approx(2000.0 / 64));
-  CHECK((w.shared_wavefronts == 0 && w.steps == 1 && w.rounds == 1 && w.chains == 1));
+  CHECK((w.shared_wavefronts == 0 && w.steps == 1 && w.rounds == 1 && w.chains == 1 && w.staged == 0));
 
-  spec["work"] = {{"dram_bytes", "4 * n"}, {"shared_wavefronts", "n / block_x"}, {"warp_instructions", 77}, {"steps", "sm_count"}, {"rounds", 3}, {"chains", "block_x / 32"}};
+  spec["work"] = {{"dram_bytes", "4 * n"}, {"shared_wavefronts", "n / block_x"}, {"warp_instructions", 77}, {"steps", "sm_count"},
+                  {"rounds", 3},           {"chains", "block_x / 32"},              {"staged", "block_x >= 64"}};
   k = from_json(spec);
   w = kernel_work(k, h100, problem, config);
   CHECK(w.dram_bytes == 4000);
@@ -207,6 +208,7 @@ TEST_CASE("work counts for the model are expressions; left out, bytes_moved and 
   CHECK(w.steps == 132);
   CHECK(w.rounds == 3);
   CHECK(w.chains == static_cast<double>(config.get_int("block_x") / 32));
+  CHECK(w.staged == (config.get_int("block_x") >= 64 ? 1 : 0));
 }
 
 TEST_CASE("outputs are verified against reference files or the default configuration", "[spec]") {

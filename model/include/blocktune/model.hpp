@@ -64,6 +64,10 @@ struct KernelWork {
   // computes, an accumulator per result): they overlap, so a step's
   // instructions wait for one another only chain by chain.
   double chains = 1;
+  // 1 where a barrier separates a block's loads from the computation on them
+  // (a tile staged in shared memory, then read): the block's memory and
+  // compute phases overlap only with other resident blocks' phases.
+  double staged = 0;
 };
 
 // The launch: grid, block and what the occupancy rules allow per SM.
@@ -85,8 +89,8 @@ double l1_cache_bytes(const DeviceParameters& device, double largest_shared_per_
 struct Prediction {
   double seconds = 0;
   // The terms, each in seconds, so the reason can be shown.
-  double dram = 0, l2 = 0, l1 = 0, shared = 0, issue = 0, latency = 0;
-  std::string bound() const;  // the largest term: "DRAM", "L2", "L1", "shared", "issue" or "latency"
+  double dram = 0, l2 = 0, l1 = 0, shared = 0, issue = 0, staging = 0, latency = 0;
+  std::string bound() const;  // the largest term: "DRAM", "L2", "L1", "shared", "issue", "staging" or "latency"
 };
 
 Prediction predict(const DeviceParameters& device, const KernelWork& work, const LaunchResources& launch);

@@ -73,7 +73,7 @@ struct ReferenceKernel {
 // expressions over parameters, problem dims and device limits. An empty field
 // falls back to bytes_moved and flops (see kernel_work).
 struct WorkExpressions {
-  std::string dram_bytes, l2_bytes, l1_wavefronts, shared_wavefronts, warp_instructions, steps, rounds, chains;
+  std::string dram_bytes, l2_bytes, l1_wavefronts, shared_wavefronts, warp_instructions, steps, rounds, chains, staged;
 };
 
 // Each work field: its name in a spec's work block, its expression, and the
@@ -83,7 +83,7 @@ struct WorkField {
   std::string WorkExpressions::*expression;
   double KernelWork::*count;
 };
-inline constexpr std::array<WorkField, 8> kWorkFields{{
+inline constexpr std::array<WorkField, 9> kWorkFields{{
     {"dram_bytes", &WorkExpressions::dram_bytes, &KernelWork::dram_bytes},
     {"l2_bytes", &WorkExpressions::l2_bytes, &KernelWork::l2_bytes},
     {"l1_wavefronts", &WorkExpressions::l1_wavefronts, &KernelWork::l1_wavefronts},
@@ -92,6 +92,7 @@ inline constexpr std::array<WorkField, 8> kWorkFields{{
     {"steps", &WorkExpressions::steps, &KernelWork::steps},
     {"rounds", &WorkExpressions::rounds, &KernelWork::rounds},
     {"chains", &WorkExpressions::chains, &KernelWork::chains},
+    {"staged", &WorkExpressions::staged, &KernelWork::staged},
 }};
 
 struct KernelDescription {
