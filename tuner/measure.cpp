@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -465,32 +466,13 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   for (const PlanEntry& entry : plan.entries)
     if (!entry.launchable() && !stored.contains(entry.config.to_string())) store.add_trial(device_id, kernel_id, problem_id, static_trial(entry));
 
-  // The candidates in the plan's order, so that a strategy and seed retrace
-  // the same steps when a rerun resumes, whatever the model predicts then. The
-  // model's predicted times (with the device's characterisation where
-  // `blocktune characterize` stored one) are the strategy's model scores; a
-  // prediction the model could not make ranks last rather than stopping the run.
-  constexpr double kNoPrediction = std::numeric_limits<double>::max();
-  const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
   std::vector<const PlanEntry*> launchable;
-  std::vector<Config> candidates;
-  std::vector<double> predicted_seconds;
-  std::map<std::string, std::size_t> candidate_of;  // canonical configuration text -> index
-  for (const PlanEntry& entry : plan.entries) {
-    if (const auto prediction = predict_entry(kernel, plan, entry, parameters)) {
-      candidate_of.emplace(entry.config.to_string(), launchable.size());
-      launchable.push_back(&entry);
-      candidates.push_back(entry.config);
-      predicted_seconds.push_back(std::isfinite(prediction->seconds) ? prediction->seconds : kNoPrediction);
-    }
-  }
+  for (const PlanEntry& entry : plan.entries)
+    if (entry.launchable()) launchable.push_back(&entry);
   if (launchable.empty()) {
     result.stopped = "no configuration can launch (see `blocktune plan`)";
     return result;
   }
-  const PlanEntry* predicted_fastest = launchable[static_cast<std::size_t>(std::ranges::min_element(predicted_seconds) - predicted_seconds.begin())];
-  const TrialRecord first_ranked = static_trial(*predicted_fastest);
-  store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
 
   // In a worker process when possible: a configuration that faults or hangs
   // then costs only its worker. The worker is started by exec, so this
@@ -503,10 +485,35 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     result.copy_bandwidth_gbs = worker->copy_bandwidth_gbs();
     result.isolated = true;
   } else {
-    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : predicted_fastest);
+    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : launchable.front());
     result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
   }
-  store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
+  // The device's copy bandwidth is stored once (or by `blocktune characterize`)
+  // and kept: the model predicts with it, and a rerun must predict as the
+  // first run did for its strategy to retrace the same steps.
+  const auto stored_metrics = store.device_metrics(device_id);
+  if (std::ranges::none_of(stored_metrics, [](const DeviceMetric& m) { return m.name == copy_bandwidth_metric; }))
+    store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
+
+  // The candidates in the plan's order, so that a strategy and seed retrace
+  // the same steps when a rerun resumes. The model's predicted times (with the
+  // device's characterisation where `blocktune characterize` stored one) are
+  // the strategy's model scores; a prediction the model could not make ranks
+  // last rather than stopping the run.
+  constexpr double kNoPrediction = std::numeric_limits<double>::max();
+  const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
+  std::vector<Config> candidates;
+  std::vector<double> predicted_seconds;
+  std::map<std::string, std::size_t> candidate_of;  // canonical configuration text -> index
+  for (const PlanEntry* entry : launchable) {
+    const auto prediction = predict_entry(kernel, plan, *entry, parameters);
+    candidate_of.emplace(entry->config.to_string(), candidates.size());
+    candidates.push_back(entry->config);
+    predicted_seconds.push_back(prediction && std::isfinite(prediction->seconds) ? prediction->seconds : kNoPrediction);
+  }
+  const PlanEntry* predicted_fastest = launchable[static_cast<std::size_t>(std::ranges::min_element(predicted_seconds) - predicted_seconds.begin())];
+  const TrialRecord first_ranked = static_trial(*predicted_fastest);
+  store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
 
   // The strategy picks what to measure next; the evaluator measures it, or
   // answers from the database when an earlier run stored it (so a rerun with

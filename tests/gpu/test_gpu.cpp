@@ -135,18 +135,25 @@ TEST_CASE("tuning stores every trial and a rerun resumes without measuring", "[g
   TuneOptions options;
   options.max_evaluations = 12;
   options.timing.max_repeats = 20;
+  double first_copy_gbs = 0;
   {
     Store store = Store::open(path);
     const TuneResult first = tune(k, 0, kSmall, store, test_compiler(), options);
     CHECK(first.measured == 12);
     REQUIRE(first.winner);
     CHECK(first.copy_bandwidth_gbs > 100);
+    first_copy_gbs = first.copy_bandwidth_gbs;
   }
   Store store = Store::open(path);
   const TuneResult second = tune(k, 0, kSmall, store, test_compiler(), options);
   CHECK(second.resumed == 12);
   CHECK(second.measured == 12);  // the same strategy and seed retrace the stored 12, then go on
   REQUIRE(second.winner);
+  // The model predicted with the first run's copy bandwidth both times: it is kept.
+  const auto metrics = store.device_metrics(store.upsert_device(to_record(query_device(0))));
+  const auto copy = std::ranges::find(metrics, copy_bandwidth_metric, &DeviceMetric::name);
+  REQUIRE(copy != metrics.end());
+  CHECK(copy->value == first_copy_gbs);
 }
 
 TEST_CASE("a variant compiled again after the driver is up still reports its resources", "[gpu][compiler]") {
