@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "blocktune/space.hpp"
+#include "blocktune/candidates.hpp"
 
 namespace blocktune {
 
@@ -27,7 +27,8 @@ struct Evaluation {
   double cost_seconds = 0;     // what measuring it took (compile + benchmark), charged to the budget
 };
 
-using Evaluator = std::function<Evaluation(const Config&)>;
+// Measures the candidate with this index of the space being searched.
+using Evaluator = std::function<Evaluation(std::uint64_t candidate)>;
 
 // Limits on a search; any combination, and the search stops at the first one
 // reached. A measurement starts only while every limit has room left, so the
@@ -39,23 +40,53 @@ struct Budget {
 };
 
 struct SearchResult {
-  std::vector<std::pair<std::size_t, Evaluation>> history;  // candidate indices, in measurement order
-  std::optional<std::size_t> best;                          // the fastest successful candidate
+  std::vector<std::pair<std::uint64_t, Evaluation>> history;  // candidate indices, in measurement order
+  std::optional<std::uint64_t> best;                          // the fastest successful candidate
+};
+
+// What a model says of the candidates before they are measured: lower is
+// predicted faster. `score` is asked only for the candidates a strategy looks
+// at (all of them in a small space, a sample in a large one), and must return
+// a finite number.
+struct ModelScores {
+  std::function<double(std::uint64_t candidate)> score;
+  // The scores are predicted times in seconds (surrogate takes them as its
+  // prior, and judges them against what it measures); otherwise a ranking.
+  bool are_times = false;
+};
+
+// One run of a strategy over a space, driven from outside: propose, measure,
+// tell. Several proposals may be outstanding at once (a tuner compiles the
+// next few while the GPU measures), and their results may be told in any
+// order; a proposal is never repeated. Deterministic: the same seed, space,
+// scores and sequence of calls give the same proposals.
+class Search {
+ public:
+  virtual ~Search() = default;
+  // The next candidate to measure; nullopt once every candidate has been proposed.
+  virtual std::optional<std::uint64_t> propose() = 0;
+  // The result of a proposed candidate.
+  virtual void tell(std::uint64_t candidate, const Evaluation& evaluation) = 0;
+  // A better model score for a candidate, learned before its result (its
+  // compiled registers and shared memory instead of an estimate).
+  virtual void refine_score(std::uint64_t candidate, double score) = 0;
 };
 
 class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual std::string name() const = 0;
-  // `model_score`, where given, ranks the candidates (one score each, lower =
-  // predicted faster; positive scores are taken as predicted times, which
-  // surrogate uses as its prior); strategies that do not use a model ignore it.
-  // Throws std::invalid_argument, before measuring anything, for model scores
-  // of the wrong size or not finite, where the strategy needs a model that is
-  // not given, and where it moves through neighbours but the candidates do
-  // not all name the same parameters in the same order.
-  virtual SearchResult run(const std::vector<Config>& candidates, const std::vector<double>* model_score,
-                           const Evaluator& evaluate, const Budget& budget, std::uint64_t seed) const = 0;
+  // `model`, where given, ranks the candidates; strategies that do not use a
+  // model ignore it. Throws std::invalid_argument, before anything is
+  // proposed, where the strategy needs a model that is not given. `space` and
+  // `model` must outlive the search.
+  virtual std::unique_ptr<Search> start(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed) const = 0;
+
+  // One candidate at a time: propose, evaluate, tell, until the budget or the
+  // space runs out. Throws std::invalid_argument for a model score that is
+  // not finite.
+  SearchResult run(const CandidateSpace& space, const ModelScores* model, const Evaluator& evaluate, const Budget& budget,
+                   std::uint64_t seed) const;
 };
 
 // exhaustive  every candidate in list order
