@@ -54,14 +54,22 @@ int main(int argc, char** argv) {
   app.add_subcommand("kernels", "list the built-in kernels")->callback([&] { status = cli::list_kernels(); });
 
   cli::PlanArgs plan_args;
-  auto* plan = app.add_subcommand("plan", "compile every configuration of a kernel for a device or architecture and show "
-                                          "registers, shared memory, spills, occupancy, and why invalid ones are invalid (no GPU needed)");
+  auto* plan = app.add_subcommand("plan", "count a kernel's valid configurations for a device or architecture, compile a sample "
+                                          "of them (or all) and show registers, shared memory, spills, occupancy, the model's "
+                                          "prediction, and why invalid ones are invalid (no GPU needed)");
   plan->add_option("kernel", plan_args.kernel, "kernel to plan")->default_val(std::string(kDefaultKernel));
   plan->add_option("--problem,-p", plan_args.problem, "problem size, e.g. 512x512x512")->default_val(std::string(kDefaultProblem));
   add_target_options(*plan, plan_args.target);
   plan->add_option("--spec", plan_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
-  plan->add_flag("--all", plan_args.all, "list every configuration, not only the best ranked and a summary of the rest");
-  plan->add_option("--threads,-j", plan_args.threads, "compile threads (default: all cores)");
+  plan->add_flag("--all", plan_args.all, "compile and list every valid configuration, not a sample");
+  plan->add_option("--sample,-n", plan_args.sample, "configurations to compile, drawn uniformly from the valid ones")
+      ->default_val(200)
+      ->check(CLI::PositiveNumber);
+  plan->add_option("--seed", plan_args.seed, "random seed of the sample")->default_val(1);
+  plan->add_option("--max-seconds", plan_args.max_seconds, "stop compiling after this many seconds")->check(CLI::PositiveNumber);
+  plan->add_option("--compile-timeout", plan_args.compile_timeout, "seconds one compile may take before it is stopped")
+      ->check(CLI::PositiveNumber);
+  plan->add_option("--threads,-j", plan_args.threads, "compile workers (default: all cores)");
   plan->add_flag("--no-cache", plan_args.no_cache, "compile everything again, ignoring the variant cache");
   plan->callback([&] { status = cli::plan(plan_args); });
 
@@ -76,10 +84,23 @@ int main(int argc, char** argv) {
   tune->add_option("--strategy", tune_args.strategy, "search strategy: which configurations to measure, in what order")
       ->default_val(std::string(blocktune::kDefaultStrategy))
       ->check(CLI::IsMember(blocktune::strategy_names()));
+  tune->add_flag("--no-model", tune_args.no_model, "search without the execution-time model's predictions");
   tune->add_option("--seed", tune_args.seed, "the strategy's random seed (the same seed retraces the same search)")->default_val(1);
   tune->add_option("--max-evaluations", tune_args.max_evaluations,
-                   "measure at most this many new configurations (stored ones are free)")->check(CLI::PositiveNumber);
-  tune->add_option("--max-seconds", tune_args.max_seconds, "stop measuring after this many seconds")->check(CLI::PositiveNumber);
+                   "try at most this many new configurations, failed compiles included (stored ones are free)")->check(CLI::PositiveNumber);
+  tune->add_option("--max-seconds", tune_args.max_seconds, "stop after this many seconds, compiling included")->check(CLI::PositiveNumber);
+  tune->add_option("--patience", tune_args.patience, "stop after this many new measurements without a faster configuration")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--compile-timeout", tune_args.compile_timeout,
+                   "seconds one compile may take; a configuration that takes longer is recorded as a compile timeout")
+      ->default_val(300)
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--lookahead", tune_args.lookahead,
+                   "configurations compiled ahead of the one being measured (default: compile workers + 1)")->check(CLI::PositiveNumber);
+  tune->add_option("--simulate", tune_args.simulate,
+                   "measure nothing: take each configuration's result from this recorded space (blocktune replay's files), "
+                   "on the architecture profile of --simulate-arch; no GPU needed")->check(CLI::ExistingFile);
+  tune->add_option("--simulate-arch", tune_args.simulate_arch, "architecture profile for --simulate")->default_val("sm_90");
   tune->add_option("--spec", tune_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
   tune->add_option("--timeout-floor", tune_args.timeout_floor,
                    "stop a configuration after at least this many seconds (see --timeout-factor)")->default_val(10)->check(CLI::PositiveNumber);
@@ -89,7 +110,7 @@ int main(int argc, char** argv) {
                  "measure in this process, not in a worker process (a kernel that faults then ends the run)");
   tune->add_flag("--flush-l2", tune_args.flush_l2, "flush the L2 cache before each timed launch");
   tune->add_flag("--no-cache", tune_args.no_cache, "compile everything again, ignoring the variant cache");
-  tune->add_option("--threads,-j", tune_args.threads, "compile threads (default: all cores)");
+  tune->add_option("--threads,-j", tune_args.threads, "compile workers (default: all cores)");
   tune->callback([&] { status = cli::tune(tune_args); });
 
   cli::MeasureArgs measure_args;

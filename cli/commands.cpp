@@ -3,6 +3,7 @@
 #include <blocktune/characterize.hpp>
 #include <blocktune/kernels.hpp>
 #include <blocktune/prediction.hpp>
+#include <blocktune/recording.hpp>
 #include <blocktune/report.hpp>
 #include <blocktune/spec.hpp>
 #include <blocktune/store.hpp>
@@ -16,7 +17,9 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <set>
 #include <thread>
 
 namespace blocktune::cli {
@@ -53,38 +56,42 @@ VariantCompiler make_compiler(bool no_cache) {
 
 std::string kib(std::int64_t bytes) { return bytes % 1024 == 0 ? fmt::format("{} KiB", bytes / 1024) : fmt::format("{} B", bytes); }
 
-// Progress on one terminal line, or a line per update when stderr is a file.
+// Progress on one terminal line, or, when stderr is a file, a line every
+// few seconds (and the last one), so that a log shows long work moving.
 class ProgressLine {
  public:
   explicit ProgressLine(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
   ~ProgressLine() {
     if (tty_ && shown_) fmt::print(stderr, "\n");
   }
-  // `decile` (0..10) of the work done: a log file gets one line per tenth.
-  void show(const std::string& text, int decile, bool last) {
+  void show(const std::string& text, bool last = false) {
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - shown_at_).count();
     if (tty_) {
+      if (!last && since < 0.1) return;
       fmt::print(stderr, "\r\033[K{}: {}", label_, text);
-      shown_ = true;
-    } else if (last || decile != last_decile_) {
+    } else {
+      if (!last && shown_ && since < kLogSeconds) return;
       fmt::print(stderr, "{}: {}\n", label_, text);
     }
-    last_decile_ = decile;
+    shown_ = true;
+    shown_at_ = now;
   }
 
  private:
+  static constexpr double kLogSeconds = 2;
   std::string label_;
   bool tty_;
   bool shown_ = false;
-  int last_decile_ = 0;
+  std::chrono::steady_clock::time_point shown_at_{};
 };
 
-int decile(std::size_t done, std::size_t total) { return total == 0 ? 10 : static_cast<int>(10 * done / total); }
-
-std::function<void(std::size_t, std::size_t)> compile_progress(ProgressLine& line) {
-  const auto start = std::chrono::steady_clock::now();
-  return [&line, start](std::size_t done, std::size_t total) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    line.show(fmt::format("{}/{} variants, {:.1f} s", done, total, s), decile(done, total), done == total);
+std::function<void(const PlanProgress&)> plan_progress(ProgressLine& line) {
+  return [&line](const PlanProgress& p) {
+    if (p.stage == "counting")
+      line.show(fmt::format("counting the valid configurations, {:.0f}%, {:.1f} s", 100 * p.done, p.elapsed_seconds), p.done >= 1);
+    else
+      line.show(fmt::format("compiled {:.0f}/{:.0f} configurations, {:.1f} s", p.done, p.total, p.elapsed_seconds), p.done >= p.total);
   };
 }
 
@@ -120,13 +127,21 @@ void print_plan_row(const PlanEntry& e, std::size_t width, const Prediction* pre
              prediction ? fmt::format("{:.4f}", prediction->seconds * 1e3) : "", prediction ? prediction->bound() : "");
 }
 
-void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
+void print_plan(const KernelDescription& kernel, const Plan& plan, bool all, unsigned threads) {
   fmt::print("{} on {}{}, problem {}\n", kernel.name, plan.device.name,
              plan.device.is_profile() ? "" : fmt::format(" ({})", plan.device.arch()), plan.problem.to_string());
-  fmt::print("space: {:.0f} configurations; {:.0f} rejected by constraints, {} do not compile, {} cannot launch, {} to measure\n",
-             plan.raw_size, plan.rejected(), plan.count(Outcome::compile_error), plan.count(Outcome::pruned_by_occupancy),
-             plan.count(Outcome::ok));
-  fmt::print("compiled {} variants, {} from the cache, in {:.1f} s\n", plan.compiled, plan.cached, plan.seconds);
+  fmt::print("space: {:.0f} configurations, {} satisfy the constraints ({:.0f} rejected; counted in {:.2f} s)\n", plan.raw_size,
+             plan.valid, plan.rejected(), plan.count_seconds);
+  const std::size_t planned = plan.planned();
+  fmt::print("compiled {} of them{}: {} variants, {} from the cache, in {:.1f} s; {} do not compile, {} cannot launch, {} can be measured\n",
+             planned, plan.sampled ? fmt::format(", a uniform random sample (--all compiles every one)") : "", plan.compiled, plan.cached,
+             plan.seconds - plan.count_seconds, plan.count(Outcome::compile_error) + plan.count(Outcome::compile_timeout),
+             plan.count(Outcome::pruned_by_occupancy), plan.count(Outcome::ok));
+  if (plan.sampled && plan.compiled > 0)
+    fmt::print("compiling every valid configuration would take about {:.0f} s on {} threads (at most; configurations that differ only "
+               "in launch settings share a variant)\n",
+               plan.estimated_compile_all_seconds(threads), threads);
+  if (!plan.stopped.empty()) fmt::print("note: {}\n", plan.stopped);
   std::vector<std::string> steps;
   for (int percent : carveout_steps(plan.device)) steps.push_back(fmt::format("{}%={}", percent, kib(carveout_bytes(plan.device, percent))));
   fmt::print("carveout steps (shared memory per SM): {}\n\n", fmt::join(steps, " "));
@@ -146,10 +161,11 @@ void print_plan(const KernelDescription& kernel, const Plan& plan, bool all) {
   for (const PlanEntry& e : plan.entries) {
     if (e.launchable()) continue;
     if (all) print_plan_row(e, width);
-    ++reasons[e.static_outcome() == Outcome::compile_error ? "does not compile" : e.reason()];
+    const Outcome outcome = e.static_outcome();
+    ++reasons[outcome == Outcome::compile_error ? "does not compile" : e.reason()];
   }
   if (!reasons.empty()) {
-    fmt::print("\nnot measured:\n");
+    fmt::print("\nnot measurable{}:\n", plan.sampled ? " (of the sample)" : "");
     for (const auto& [reason, count] : reasons) fmt::print("  {:>6} x {}\n", count, reason);
   }
   for (const PlanEntry& e : plan.entries) {
@@ -219,16 +235,64 @@ int plan(const PlanArgs& args) {
   const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
   const DeviceInfo device = target_device(args.target);
   const VariantCompiler compiler = make_compiler(args.no_cache);
-  ProgressLine line("compiling");
-  const Plan result = make_plan(kernel, device, problem, compiler, {.threads = args.threads, .progress = compile_progress(line)});
-  print_plan(kernel, result, args.all);
+  const unsigned threads = args.threads > 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  Plan result;
+  {
+    ProgressLine line("plan");
+    result = make_plan(kernel, device, problem, compiler,
+                       {.threads = threads,
+                        .sample = args.all ? std::nullopt : std::optional<std::size_t>(args.sample),
+                        .seed = args.seed,
+                        .max_seconds = args.max_seconds,
+                        .compile_timeout_seconds = args.compile_timeout,
+                        .progress = plan_progress(line),
+                        .stop_requested = [] { return interrupted.load(); }});
+  }
+  print_plan(kernel, result, args.all, threads);
+  if (result.valid == 0) {
+    fmt::print(stderr, "blocktune: nothing can be measured: no configuration satisfies the constraints on {}\n", device.name);
+    return 1;
+  }
+  if (result.count(Outcome::ok) == 0 && !result.stopped.empty()) return 1;
+  if (result.count(Outcome::ok) == 0) {
+    fmt::print(stderr, "blocktune: nothing can be measured: none of the {} configurations compiled {} can launch (see above)\n",
+               result.planned(), result.sampled ? "in the sample" : "");
+    return 1;
+  }
   return 0;
 }
+
+namespace {
+
+// A recorded space (blocktune replay's files) standing in for the GPU.
+Simulation recorded_simulation(const std::filesystem::path& file, const std::string& arch) {
+  const Recording recording = read_recording(file);
+  auto results = std::make_shared<std::map<std::string, SimulatedMeasurement>>();
+  for (std::size_t i = 0; i < recording.space.configs.size(); ++i) {
+    const auto& time = recording.space.time[i];
+    const double compile = recording.compile_seconds.empty() ? 0 : recording.compile_seconds[i];
+    SimulatedMeasurement m{time ? Outcome::ok : Outcome::runtime_fault, time ? *time * 1000 : 0,
+                           std::max(0.0, recording.space.cost_seconds[i] - compile),
+                           time ? "" : fmt::format("failed in the recording ({})", recording.outcome[i])};
+    results->emplace(recording.space.configs[i].to_string(), std::move(m));
+  }
+  return {require_arch_profile(arch), [results, name = file.filename().string()](const Config& config) {
+            const auto found = results->find(config.to_string());
+            if (found != results->end()) return found->second;
+            return SimulatedMeasurement{Outcome::runtime_fault, 0, 0, fmt::format("not in the recorded space {}", name)};
+          }};
+}
+
+}  // namespace
 
 int tune(const TuneArgs& args) {
   const ProblemSize problem = ProblemSize::parse(args.problem);
   const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
-  if (!Driver::available()) {
+  std::optional<Simulation> simulation;
+  if (!args.simulate.empty()) simulation = recorded_simulation(args.simulate, args.simulate_arch);
+  if (!simulation && !Driver::available()) {
     if (!args.or_plan) throw GpuUnavailable(Driver::unavailable_reason() + "; `blocktune plan --arch sm_90` works without a GPU");
     fmt::print("blocktune: no GPU to tune on ({}); showing the GPU-free plan for {} instead.\n\n", Driver::unavailable_reason(), kNoGpuArch);
     std::fflush(stdout);  // before the progress lines on stderr
@@ -240,9 +304,14 @@ int tune(const TuneArgs& args) {
   const VariantCompiler compiler = make_compiler(args.no_cache);
   TuneOptions options;
   options.strategy = args.strategy;
+  options.use_model = !args.no_model;
   options.seed = args.seed;
   options.max_evaluations = args.max_evaluations;
   options.max_seconds = args.max_seconds;
+  options.patience = args.patience;
+  options.compile_timeout_seconds = args.compile_timeout;
+  options.lookahead = args.lookahead;
+  options.simulation = simulation;
   options.timing.flush_l2 = args.flush_l2;
   options.compile_threads = args.threads;
   options.isolate = !args.in_process;
@@ -251,22 +320,40 @@ int tune(const TuneArgs& args) {
   options.stop_requested = [] { return interrupted.load(); };
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  const DeviceInfo device = query_device(args.device);
-  fmt::print("tuning {} on GPU {} ({}), problem {}, strategy {} (seed {}), into {}\n", kernel.name, args.device, device.name,
-             problem.to_string(), options.strategy, options.seed, args.database.string());
+  const DeviceInfo device = simulation ? simulation->device : query_device(args.device);
+  fmt::print("tuning {} on {}, problem {}, strategy {}{} (seed {}), into {}\n", kernel.name,
+             simulation ? fmt::format("{} simulated from {}", device.name, args.simulate.string())
+                        : fmt::format("GPU {} ({})", args.device, device.name),
+             problem.to_string(), options.strategy, options.use_model ? "" : " without the model", options.seed, args.database.string());
   std::fflush(stdout);  // before the progress lines on stderr
-  ProgressLine line("measuring");
-  options.progress = [&line](const TuneProgress& p) {
-    line.show(fmt::format("{}/{} ({} resumed), {:.0f} s, best {}", p.done, p.total, p.resumed, p.elapsed_seconds,
-                          p.best_ms ? fmt::format("{:.4f} ms ({})", *p.best_ms, p.best_config) : "none yet"),
-              decile(p.done, p.total), p.done == p.total);
-  };
-  const TuneResult result = blocktune::tune(kernel, args.device, problem, store, compiler, options);
+  TuneResult result;
+  {
+    ProgressLine line("tune");
+    bool said_budget = false;
+    options.progress = [&](const TuneProgress& p) {
+      if (p.stage == "counting") {
+        line.show(fmt::format("counting the valid configurations, {:.0f} s", p.elapsed_seconds));
+        return;
+      }
+      if (!said_budget && !p.budget_note.empty()) {
+        line.show(fmt::format("note: {}", p.budget_note), true);
+        said_budget = true;
+      }
+      line.show(fmt::format("{} measured ({} resumed) of {} valid, {:.0f} s, best {}", p.done, p.resumed, p.total, p.elapsed_seconds,
+                            p.best_ms ? fmt::format("{:.4f} ms ({})", *p.best_ms, p.best_config) : "none yet"));
+    };
+    result = blocktune::tune(kernel, args.device, problem, store, compiler, options);
+  }
 
-  fmt::print("{} measured, {} resumed from the database; device-to-device copy {:.0f} GB/s\n", result.measured, result.resumed,
-             result.copy_bandwidth_gbs);
+  fmt::print("{} measured, {} resumed from the database, of {} valid configurations", result.measured, result.resumed, result.valid);
+  if (result.first_measurement_seconds >= 0) fmt::print("; first measurement after {:.1f} s", result.first_measurement_seconds);
+  if (result.copy_bandwidth_gbs > 0) fmt::print("; device-to-device copy {:.0f} GB/s", result.copy_bandwidth_gbs);
+  fmt::print("\n");
+  if (!result.budget_note.empty()) fmt::print("budget: {}\n", result.budget_note);
   if (result.isolated && result.worker_restarts > 0)
     fmt::print("the measurement worker was restarted {} times after faults or timeouts\n", result.worker_restarts);
+  if (result.compile_restarts > 0)
+    fmt::print("a compile worker was replaced {} times after compile timeouts or crashes\n", result.compile_restarts);
   if (result.interrupted) {
     fmt::print(stderr, "blocktune: interrupted; {} trials are stored in {}. Run the same command again to resume.\n",
                result.measured + result.resumed, args.database.string());
@@ -277,10 +364,11 @@ int tune(const TuneArgs& args) {
   for (const auto& [outcome, count] : outcomes) fmt::print("  {:>6} {}\n", count, to_string(outcome));
   if (!result.stopped.empty()) fmt::print("note: {}\n", result.stopped);
   if (!result.winner) {
-    fmt::print(stderr, "blocktune: no configuration ran correctly; nothing to recommend\n");
-    return 2;
+    fmt::print(stderr, "blocktune: nothing to recommend: {}\n",
+               result.valid == 0 ? result.stopped : "no configuration ran correctly (see the outcomes above)");
+    return 1;
   }
-  fmt::print("\n{}\n", explain(args.database, {.kernel = kernel.name, .problem = problem, .device = device.uuid, .config = {}}));
+  fmt::print("\n{}\n", explain(args.database, {.kernel = kernel.name, .problem = problem, .device = to_record(device).uuid, .config = {}}));
   return 0;
 }
 
@@ -319,26 +407,32 @@ int bench_compile(const BenchCompileArgs& args) {
   const DeviceInfo device = require_arch_profile(args.arch);
   const ProblemSize problem = ProblemSize::parse(kDefaultProblem);
   std::vector<CompileRequest> requests;
-  std::map<std::string, bool> seen;
-  for (const Config& config : kernel.space.enumerate(environment(kernel, device, problem))) {
+  std::set<std::string> seen;  // content hashes of the requests
+  const ConstrainedSpace space(kernel.space, environment(kernel, device, problem));
+  space.for_each([&](std::uint64_t, const Config& config) {
     CompileRequest request = resolve(kernel, config, device, problem).request;
-    if (seen.emplace(request.identity(), true).second) requests.push_back(std::move(request));
-    if (args.count > 0 && requests.size() == args.count) break;
-  }
+    if (seen.insert(content_hash(request.identity())).second) requests.push_back(std::move(request));
+    return args.count == 0 || requests.size() < args.count;
+  });
   const auto cache = std::filesystem::temp_directory_path() / fmt::format("blocktune-bench-cache-{}", getpid());
   std::filesystem::remove_all(cache);
   const VariantCompiler compiler(cache);
   const unsigned threads = args.threads > 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
-  auto timed = [&] {
+  auto timed = [&](std::string_view which) {
     const auto start = std::chrono::steady_clock::now();
-    const auto variants = compiler.compile_all(requests, threads);
+    ProgressLine line(fmt::format("bench compile, {} cache", which));
+    const auto variants = compiler.compile_all(requests, threads, [&](std::size_t done, std::size_t total) {
+      line.show(fmt::format("{}/{} variants, {:.1f} s", done, total,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()),
+                done == total);
+    });
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::size_t failed = 0;
     for (const auto& v : variants) failed += v.ok ? 0 : 1;
     return std::pair{s, failed};
   };
-  const auto [cold, cold_failed] = timed();
-  const auto [warm, warm_failed] = timed();
+  const auto [cold, cold_failed] = timed("cold");
+  const auto [warm, warm_failed] = timed("warm");
   std::filesystem::remove_all(cache);
   fmt::print("compile benchmark: {} distinct variants of {} for {}, {} threads on {} cores, NVRTC {}\n", requests.size(), kernel.name,
              args.arch, threads, std::thread::hardware_concurrency(), nvrtc_version());
@@ -363,12 +457,12 @@ int bench_stencil(const BenchStencilArgs& args) {
   fmt::print("stencil benchmark: {} on GPU {} ({}), problem {}\n", kernel.name, args.device, device.name, problem.to_string());
   std::fflush(stdout);
 
-  ProgressLine line("tuning");
+  ProgressLine line("tune");
   TuneOptions options;
   options.strategy = "exhaustive";  // the best of every coding needs every configuration
+  options.default_budget_seconds = std::numeric_limits<double>::infinity();
   options.progress = [&line](const TuneProgress& p) {
-    line.show(fmt::format("{}/{} ({} resumed), {:.0f} s", p.done, p.total, p.resumed, p.elapsed_seconds), decile(p.done, p.total),
-              p.done == p.total);
+    line.show(fmt::format("{}/{} ({} resumed), {:.0f} s", p.done, p.total, p.resumed, p.elapsed_seconds), p.done == p.total);
   };
   const TuneResult tuned = blocktune::tune(tuned_kernel, args.device, problem, store, compiler, options);
 

@@ -1,6 +1,7 @@
 // The blocktune command-line tool: each command is a thin layer over the library.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,7 +18,11 @@ struct PlanArgs {
   std::string kernel, problem;
   std::filesystem::path spec;  // a tuning spec instead of a built-in kernel
   Target target;
-  bool all = false;
+  bool all = false;                    // compile and list every valid configuration
+  std::size_t sample = 200;            // otherwise compile this many, drawn uniformly
+  std::uint64_t seed = 1;
+  std::optional<double> max_seconds;
+  std::optional<double> compile_timeout;
   unsigned threads = 0;
   bool no_cache = false;
 };
@@ -31,9 +36,15 @@ struct TuneArgs {
   std::filesystem::path database;
   bool or_plan = false;
   std::string strategy;
+  bool no_model = false;
   std::uint64_t seed = 1;
   std::optional<std::size_t> max_evaluations;
   std::optional<double> max_seconds;
+  std::optional<std::size_t> patience;
+  double compile_timeout = 300;
+  unsigned lookahead = 0;
+  std::filesystem::path simulate;  // a recorded space answers instead of a GPU
+  std::string simulate_arch = "sm_90";
   bool flush_l2 = false;
   bool no_cache = false;
   unsigned threads = 0;

@@ -8,11 +8,13 @@
 namespace blocktune::schema {
 
 // PRAGMA user_version: bump it and add a migration for every schema change.
-inline constexpr int current_version = 3;
+inline constexpr int current_version = 4;
 // The first version with the device_metrics table.
 inline constexpr int device_metrics_version = 2;
 // The first version with trials.predicted_ms.
 inline constexpr int predicted_ms_version = 3;
+// The first version whose trials may have the outcome 'compile_timeout'.
+inline constexpr int compile_timeout_version = 4;
 // PRAGMA application_id, "BTUN": tells a blocktune database from other SQLite files.
 inline constexpr std::int32_t application_id = 0x4254554E;
 

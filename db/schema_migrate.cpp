@@ -2,13 +2,14 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 
 namespace blocktune::schema {
 namespace {
 
 // migrations[v] brings a database from schema version v to v + 1. Plain
 // tables (not STRICT) so that SQLite releases older than 3.37 can read them.
-constexpr std::array<const char*, current_version> migrations{
+constexpr std::array<const char*, 3> sql_migrations{
     R"sql(
 CREATE TABLE devices (
   id               INTEGER PRIMARY KEY,
@@ -131,14 +132,51 @@ ALTER TABLE trials ADD COLUMN predicted_ms REAL CHECK (predicted_ms > 0);
 )sql",
 };
 
+// 3 -> 4: the outcome 'compile_timeout'. SQLite cannot change a CHECK
+// constraint in place, so the trials table is rebuilt from its own stored
+// definition with the longer list (foreign keys are off meanwhile: see migrate).
+void add_compile_timeout_outcome(const sqlite::Connection& db) {
+  auto definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'trials'");
+  auto row = definition.query();
+  row.next();
+  std::string sql(row.text(0));
+  constexpr std::string_view last_outcome = "'pruned_by_occupancy')";
+  const auto at = sql.find(last_outcome);
+  const auto name = sql.find("trials");
+  if (at == std::string::npos || name == std::string::npos)
+    throw StoreError(sqlite::quoted(db.path()) + ": the trials table does not have the expected definition");
+  sql.replace(at, last_outcome.size(), "'pruned_by_occupancy', 'compile_timeout')");
+  sql.replace(name, 6, "trials_v4");
+  db.exec(sql.c_str());
+  db.exec("INSERT INTO trials_v4 SELECT * FROM trials; DROP TABLE trials; ALTER TABLE trials_v4 RENAME TO trials;");
+}
+
+void apply_migration(const sqlite::Connection& db, int from_version) {
+  if (from_version < static_cast<int>(sql_migrations.size())) {
+    db.exec(sql_migrations[static_cast<std::size_t>(from_version)]);
+  } else {
+    add_compile_timeout_outcome(db);
+  }
+}
+
 }  // namespace
 
 void migrate(const sqlite::Connection& db) {
+  // Rebuilding a table that others reference needs foreign keys off, which
+  // can only be switched outside a transaction; foreign_key_check below
+  // checks what they would have.
+  struct ForeignKeysOff {
+    const sqlite::Connection& db;
+    explicit ForeignKeysOff(const sqlite::Connection& connection) : db(connection) { db.exec("PRAGMA foreign_keys = OFF"); }
+    ~ForeignKeysOff() { db.exec_quietly("PRAGMA foreign_keys = ON"); }
+  } foreign_keys_off(db);
   sqlite::Transaction transaction(db);
   // Checked under the write lock: another process may have migrated meanwhile.
   int version = check(db);
   if (version == current_version) return;  // nothing to write
-  for (; version < current_version; ++version) db.exec(migrations[version]);
+  for (; version < current_version; ++version) apply_migration(db, version);
+  if (auto violations = db.prepare("PRAGMA foreign_key_check"); violations.query().next())
+    throw StoreError(sqlite::quoted(db.path()) + ": migrating it would break its references between tables; it was left unchanged");
   db.exec(("PRAGMA application_id = " + std::to_string(application_id)).c_str());
   db.exec(("PRAGMA user_version = " + std::to_string(current_version)).c_str());
   transaction.commit();

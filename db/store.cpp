@@ -14,8 +14,8 @@
 namespace blocktune {
 namespace {
 
-constexpr std::array outcome_names{"ok",           "compile_error", "launch_error",           "runtime_fault",
-                                   "timeout",      "wrong_result",  "rejected_by_constraint", "pruned_by_occupancy"};
+constexpr std::array outcome_names{"ok",           "compile_error", "launch_error",           "runtime_fault",       "timeout",
+                                   "wrong_result", "rejected_by_constraint", "pruned_by_occupancy", "compile_timeout"};
 
 std::int64_t now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())

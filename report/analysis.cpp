@@ -79,6 +79,8 @@ std::string outcome_words(Outcome outcome) {
       return "was rejected by a constraint";
     case Outcome::pruned_by_occupancy:
       return "cannot launch on this GPU (occupancy)";
+    case Outcome::compile_timeout:
+      return "did not compile in time";
   }
   return "unknown outcome";
 }

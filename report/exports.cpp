@@ -37,6 +37,7 @@ std::string_view invalidity(Outcome outcome) {
     case Outcome::runtime_fault:
       return "runtime";
     case Outcome::timeout:
+    case Outcome::compile_timeout:
       return "timeout";
     case Outcome::wrong_result:
       return "correctness";

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 namespace blocktune {
 namespace {
 
@@ -219,7 +221,9 @@ void VariantCompiler::store_cached(const std::string& identity, const CompiledVa
       {"usage", {variant.usage.registers, variant.usage.static_smem, variant.usage.stack_bytes, variant.usage.spill_stores,
                  variant.usage.spill_loads, variant.usage.barriers}}};
   const auto final_path = *cache_dir_ / cache_file_name(identity);
-  const auto temporary = final_path.string() + fmt::format(".{}.tmp", std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  // Several processes (compile workers, other tuners) share the cache: the
+  // temporary name must be unique across them.
+  const auto temporary = final_path.string() + fmt::format(".{}.{}.tmp", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

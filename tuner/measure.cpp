@@ -117,7 +117,8 @@ TrialRecord static_trial(const PlanEntry& entry) {
   t.shape.block = {static_cast<int>(shape.block[0]), static_cast<int>(shape.block[1]), static_cast<int>(shape.block[2])};
   t.shape.carveout = shape.carveout;
   t.outcome = entry.static_outcome();
-  t.message = entry.static_outcome() == Outcome::compile_error ? entry.variant.log : entry.reason();
+  const bool compile_failed = t.outcome == Outcome::compile_error || t.outcome == Outcome::compile_timeout;
+  t.message = compile_failed ? entry.variant.log : entry.reason();
   t.registers = entry.variant.usage.registers;
   t.static_smem = entry.variant.usage.static_smem;
   t.dynamic_smem = static_cast<int>(shape.dynamic_smem);

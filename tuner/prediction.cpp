@@ -65,8 +65,8 @@ KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device
   return w;
 }
 
-std::optional<Prediction> predict_entry(const KernelDescription& kernel, const Plan& plan, const PlanEntry& entry,
-                                        const DeviceParameters& parameters) {
+std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
+                                        const PlanEntry& entry, const DeviceParameters& parameters) {
   if (!entry.launchable()) return std::nullopt;
   const auto& shape = entry.resolved.shape;
   const LaunchResources launch{
@@ -74,17 +74,17 @@ std::optional<Prediction> predict_entry(const KernelDescription& kernel, const P
       .threads_per_block = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]),
       .blocks_per_sm = entry.occupancy.blocks_per_sm,
       .spill_bytes = entry.variant.usage.spill_stores + entry.variant.usage.spill_loads,
-      .l1_cache_bytes = l1_cache_bytes(parameters, plan.device.shared_per_sm, shape.carveout,
+      .l1_cache_bytes = l1_cache_bytes(parameters, device.shared_per_sm, shape.carveout,
                                        double(entry.occupancy.blocks_per_sm) *
-                                           (entry.variant.usage.static_smem + shape.dynamic_smem + plan.device.reserved_shared_per_block)),
+                                           (entry.variant.usage.static_smem + shape.dynamic_smem + device.reserved_shared_per_block)),
   };
-  return predict(parameters, kernel_work(kernel, plan.device, plan.problem, entry.config), launch);
+  return predict(parameters, kernel_work(kernel, device, problem, entry.config), launch);
 }
 
 std::vector<RankedEntry> rank_by_model(const KernelDescription& kernel, const Plan& plan, const DeviceParameters& parameters) {
   std::vector<RankedEntry> ranked;
   for (const PlanEntry& entry : plan.entries)
-    if (auto prediction = predict_entry(kernel, plan, entry, parameters)) ranked.push_back({&entry, *prediction});
+    if (auto prediction = predict_entry(kernel, plan.device, plan.problem, entry, parameters)) ranked.push_back({&entry, *prediction});
   std::ranges::stable_sort(ranked, [](const RankedEntry& a, const RankedEntry& b) { return a.prediction.seconds < b.prediction.seconds; });
   return ranked;
 }

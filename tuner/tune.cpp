@@ -2,7 +2,9 @@
 // GPU (in a worker process where possible) and stored as they are measured.
 #include "measurement_session.hpp"
 
+#include <blocktune/compile_pool.hpp>
 #include <blocktune/prediction.hpp>
+#include <blocktune/resource_estimate.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/strategy.hpp>
 #include <blocktune/tuner.hpp>
@@ -13,9 +15,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
+#include <deque>
+#include <future>
 #include <map>
 #include <optional>
+#include <thread>
+#include <unordered_map>
 
 namespace blocktune {
 namespace {
@@ -24,10 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-}  // namespace
-
-namespace {
-
 // Stored trials keyed by configuration text, for resuming.
 std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id) {
   std::map<std::string, TrialRecord> stored;
@@ -35,18 +36,98 @@ std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_
   return stored;
 }
 
-const PlanEntry* find_entry(const Plan& plan, std::string_view config_text) {
-  const Config wanted = Config::parse(config_text);
-  for (const PlanEntry& e : plan.entries)
-    if (e.config == wanted) return &e;
-  return nullptr;
-}
-
 std::string kernel_identity(const KernelDescription& kernel) {
   std::string text = kernel.source;
   for (const std::string& option : kernel.options) text += "\n" + option;
   return content_hash(text);
 }
+
+// What a whole measurement of a space would cost before anything is known:
+// a compile of a typical variant on one core, and the checking and timing of
+// one configuration. Only used to decide whether a run without a budget can
+// measure everything (a space of a few thousand configurations can).
+constexpr double kAssumedCompileSeconds = 0.3;
+constexpr double kAssumedMeasureSeconds = 0.03;
+
+std::string duration_text(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+// Where the measurements come from: a worker process on the GPU, this
+// process, or a simulation.
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  virtual TrialRecord measure(const PlanEntry& entry, TrialRecord trial, double timeout_seconds) = 0;
+  virtual double copy_bandwidth_gbs() = 0;
+  virtual std::string lost() const { return {}; }  // why the GPU can no longer be used
+  virtual std::size_t restarts() const { return 0; }
+};
+
+class WorkerMeasurer final : public Measurer {
+ public:
+  template <class... Args>
+  explicit WorkerMeasurer(Args&&... args) : worker_(std::forward<Args>(args)...) {}
+  TrialRecord measure(const PlanEntry& entry, TrialRecord trial, double timeout_seconds) override {
+    return worker_.measure(entry, std::move(trial), timeout_seconds);
+  }
+  double copy_bandwidth_gbs() override { return worker_.copy_bandwidth_gbs(); }
+  std::size_t restarts() const override { return worker_.restarts(); }
+
+ private:
+  MeasurementWorker worker_;
+};
+
+class SessionMeasurer final : public Measurer {
+ public:
+  SessionMeasurer(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const VariantCompiler& compiler,
+                  const PlanEntry* reference, const TimingOptions& timing)
+      : compiler_(compiler), session_(kernel, ordinal, problem, compiler, reference), timing_(timing) {}
+  TrialRecord measure(const PlanEntry& entry, TrialRecord trial, double) override {
+    PlanEntry with_cubin = entry;  // the pool leaves the machine code in the variant cache
+    with_cubin.variant = compiler_.compile(entry.resolved.request);
+    TrialRecord measured = session_.measure(with_cubin, timing_);
+    measured.compile_s = trial.compile_s;
+    return measured;
+  }
+  double copy_bandwidth_gbs() override { return blocktune::copy_bandwidth_gbs(session_.context(), copy_test_bytes(session_.context().device())); }
+  std::string lost() const override { return session_.lost(); }
+
+ private:
+  const VariantCompiler& compiler_;
+  MeasurementSession session_;
+  TimingOptions timing_;
+};
+
+class SimulatedMeasurer final : public Measurer {
+ public:
+  explicit SimulatedMeasurer(const Simulation& simulation) : simulation_(simulation) {}
+  TrialRecord measure(const PlanEntry& entry, TrialRecord trial, double) override {
+    const SimulatedMeasurement m = simulation_.measure(entry.config);
+    std::this_thread::sleep_for(std::chrono::duration<double>(m.seconds));
+    trial.outcome = m.outcome;
+    trial.message = m.message;
+    if (m.outcome == Outcome::ok) trial.samples_ms = {m.median_ms}, trial.median_ms = trial.min_ms = trial.mean_ms = m.median_ms;
+    trial.benchmark_s = m.seconds;
+    return trial;
+  }
+  double copy_bandwidth_gbs() override { return 0; }
+
+ private:
+  const Simulation& simulation_;
+};
+
+// One proposed configuration on its way to the GPU: answered by the store,
+// or compiling.
+struct Proposal {
+  std::uint64_t index = 0;
+  PlanEntry entry;
+  std::optional<TrialRecord> stored;
+  std::shared_future<CompiledVariant> variant;
+  std::string unresolvable;  // the launch geometry could not be computed: why
+};
 
 }  // namespace
 
@@ -59,130 +140,238 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
                 const VariantCompiler& compiler, const TuneOptions& options) {
   const auto start = Clock::now();
   TuneResult result;
-  const DeviceInfo device = query_device(ordinal);
-  result.plan = make_plan(kernel, device, problem, compiler, {.threads = options.compile_threads});
-  const Plan& plan = result.plan;
+  const DeviceInfo device = options.simulation ? options.simulation->device : query_device(ordinal);
+  result.device = device;
+  require_memory(kernel, device, problem);
+  TuneProgress progress;
+  const auto report = [&] {
+    progress.elapsed_seconds = seconds_since(start);
+    if (options.progress) options.progress(progress);
+  };
 
+  // 1. The space, counted exactly and never listed.
+  const Lookup env = environment(kernel, device, problem);
+  progress.stage = "counting";
+  auto last_count_report = Clock::now();
+  const ConstrainedSpace space(kernel.space, env, [&](double) {
+    if (seconds_since(last_count_report) >= 1) report(), last_count_report = Clock::now();
+  });
+  result.raw_size = kernel.space.raw_size();
+  result.valid = progress.total = space.size();
+  progress.stage = "measuring";
+  if (result.valid == 0) {
+    result.stopped = fmt::format("no configuration of the {:.0f} in the space satisfies the constraints on {}", result.raw_size, device.name);
+    return result;
+  }
+
+  // 2. What is stored already, and where measurements come from.
   std::vector<std::string> parameter_names;
   for (const Parameter& p : kernel.space.parameters()) parameter_names.push_back(p.name);
   KernelRecord record{kernel.name, kernel_identity(kernel), parameter_names, kernel.default_config};
-  const PlanEntry* default_entry = find_entry(plan, kernel.default_config);
-  if (default_entry && default_entry->rejected_by.empty()) record.default_shape = static_trial(*default_entry).shape;
+  PlanEntry default_entry{Config::parse(kernel.default_config), {}, {}, {}, {}};
+  if (auto violation = kernel.space.check(default_entry.config, env)) {
+    default_entry.rejected_by = violation->constraint;
+  } else {
+    default_entry.resolved = resolve(kernel, default_entry.config, device, problem);
+    record.default_shape = static_trial(default_entry).shape;
+  }
   const std::int64_t device_id = store.upsert_device(to_record(device));
   const std::int64_t kernel_id = store.upsert_kernel(record);
   const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
   std::map<std::string, TrialRecord> stored = stored_trials(store, device_id, kernel_id, problem_id);
 
-  // What the plan already decided is a trial too: rejected, failed to compile, cannot launch.
-  for (const PlanEntry& entry : plan.entries)
-    if (!entry.launchable() && !stored.contains(entry.config.to_string())) store.add_trial(device_id, kernel_id, problem_id, static_trial(entry));
-
-  std::vector<const PlanEntry*> launchable;
-  for (const PlanEntry& entry : plan.entries)
-    if (entry.launchable()) launchable.push_back(&entry);
-  if (launchable.empty()) {
-    result.stopped = "no configuration can launch (see `blocktune plan`)";
-    return result;
-  }
-
+  const auto worker_program = find_worker_executable();
+  CompilePool pool(compiler, {.workers = options.compile_threads, .timeout_seconds = options.compile_timeout_seconds,
+                              .executable = worker_program});
   // In a worker process when possible: a configuration that faults or hangs
   // then costs only its worker. The worker is started by exec, so this
-  // process having initialised CUDA does not matter.
-  std::optional<MeasurementWorker> worker;
-  std::optional<MeasurementSession> session;
-  const auto worker_program = options.isolate && !kernel.origin.empty() ? find_worker_executable() : std::nullopt;
-  if (worker_program) {
-    worker.emplace(kernel, ordinal, problem, options.timing, compiler.cache_dir(), *worker_program);
-    result.copy_bandwidth_gbs = worker->copy_bandwidth_gbs();
-    result.isolated = true;
-  } else {
-    session.emplace(kernel, ordinal, problem, compiler, default_entry && default_entry->launchable() ? default_entry : launchable.front());
-    result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
-  }
-  // The device's copy bandwidth is stored once (or by `blocktune characterize`)
-  // and kept: the model predicts with it, and a rerun must predict as the
-  // first run did for its strategy to retrace the same steps.
-  const auto stored_metrics = store.device_metrics(device_id);
-  if (std::ranges::none_of(stored_metrics, [](const DeviceMetric& m) { return m.name == copy_bandwidth_metric; }))
-    store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
-
-  // The candidates in the plan's order, so that a strategy and seed retrace
-  // the same steps when a rerun resumes. The model's predicted times (with the
-  // device's characterisation where `blocktune characterize` stored one) are
-  // the strategy's model scores; a prediction the model could not make ranks
-  // last rather than stopping the run.
-  constexpr double kNoPrediction = std::numeric_limits<double>::max();
-  const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
-  std::vector<Config> candidates;
-  std::vector<double> predicted_seconds;
-  std::map<std::string, std::size_t> candidate_of;  // canonical configuration text -> index
-  for (const PlanEntry* entry : launchable) {
-    const auto prediction = predict_entry(kernel, plan, *entry, parameters);
-    candidate_of.emplace(entry->config.to_string(), candidates.size());
-    candidates.push_back(entry->config);
-    predicted_seconds.push_back(prediction && std::isfinite(prediction->seconds) ? prediction->seconds : kNoPrediction);
-  }
-  const PlanEntry* predicted_fastest = launchable[static_cast<std::size_t>(std::ranges::min_element(predicted_seconds) - predicted_seconds.begin())];
-  const TrialRecord first_ranked = static_trial(*predicted_fastest);
-  store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, first_ranked.config, first_ranked.shape);
-
-  // The strategy picks what to measure next; the evaluator measures it, or
-  // answers from the database when an earlier run stored it (so a rerun with
-  // the same strategy and seed retraces its steps, then goes on), and stops
-  // the search by throwing StopTuning.
-  struct StopTuning {
-    std::string why;
-    bool interrupted = false;
+  // process having initialised CUDA does not matter. It starts (buffers,
+  // the copy bandwidth) while the first configurations compile.
+  auto starting = std::async(std::launch::async, [&]() -> std::unique_ptr<Measurer> {
+    if (options.simulation) return std::make_unique<SimulatedMeasurer>(*options.simulation);
+    if (options.isolate && !kernel.origin.empty() && worker_program)
+      return std::make_unique<WorkerMeasurer>(kernel, ordinal, problem, options.timing, pool.compiler().cache_dir(), *worker_program);
+    default_entry.variant = pool.compiler().compile(default_entry.resolved.request);
+    if (default_entry.variant.ok) default_entry.occupancy = occupancy_of(default_entry.resolved, default_entry.variant.usage, device);
+    return std::make_unique<SessionMeasurer>(kernel, ordinal, problem, pool.compiler(), default_entry.launchable() ? &default_entry : nullptr,
+                                             options.timing);
+  });
+  std::unique_ptr<Measurer> measurer;
+  const auto await_measurer = [&] {
+    if (measurer) return;
+    measurer = starting.get();
+    result.isolated = dynamic_cast<WorkerMeasurer*>(measurer.get()) != nullptr;
+    result.copy_bandwidth_gbs = measurer->copy_bandwidth_gbs();
+    // The device's copy bandwidth is stored once (or by `blocktune characterize`)
+    // and kept: the model predicts with it, and a rerun must predict as the
+    // first run did for its strategy to retrace the same steps.
+    const auto metrics = store.device_metrics(device_id);
+    if (result.copy_bandwidth_gbs > 0 && std::ranges::none_of(metrics, [](const DeviceMetric& m) { return m.name == copy_bandwidth_metric; }))
+      store.set_device_metric(device_id, copy_bandwidth_metric, result.copy_bandwidth_gbs, "GB/s");
   };
-  TuneProgress progress;
-  progress.total = launchable.size();
-  const Evaluator evaluate = [&](const Config& config) -> Evaluation {
-    const auto measurement_start = Clock::now();
-    const std::string key = config.to_string();
-    const std::size_t candidate = candidate_of.at(key);
-    if (auto it = stored.find(key); it != stored.end()) {
-      result.trials.push_back(it->second);
+  // Without a stored copy bandwidth the model waits for this run's measurement of it.
+  if (std::ranges::none_of(store.device_metrics(device_id), [](const DeviceMetric& m) { return m.name == copy_bandwidth_metric; }))
+    await_measurer();
+
+  // 3. The model's scores: predicted times, with the resources of the
+  // variants compiled so far standing in for those not compiled yet.
+  const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
+  ResourceEstimator estimator(kernel);
+  constexpr double kNoPrediction = 1e9;  // seconds: ranks last rather than stopping the run
+  const auto predicted_seconds = [&](const PlanEntry& entry) {
+    try {
+      const auto prediction = predict_entry(kernel, device, problem, entry, parameters);
+      return prediction && std::isfinite(prediction->seconds) && prediction->seconds > 0 ? prediction->seconds : kNoPrediction;
+    } catch (const std::exception&) {
+      return kNoPrediction;
+    }
+  };
+  const ModelScores scores{[&](std::uint64_t index) {
+                             PlanEntry entry;
+                             entry.config = space.at(index);
+                             try {
+                               entry.resolved = resolve(kernel, entry.config, device, problem);
+                             } catch (const std::exception&) {
+                               return kNoPrediction;
+                             }
+                             entry.variant.ok = true;
+                             entry.variant.usage = estimator.estimate(entry.config);
+                             entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
+                             return predicted_seconds(entry);
+                           },
+                           true};
+
+  // 4. The budget: the user's, or for a space too large to measure in about
+  // ten minutes a default one, said at the start.
+  std::optional<double> max_seconds = options.max_seconds;
+  std::optional<std::size_t> patience = options.patience;
+  if (!options.max_seconds && !options.max_evaluations && !options.patience) {
+    const double estimate =
+        static_cast<double>(result.valid) * std::max(kAssumedMeasureSeconds, kAssumedCompileSeconds / pool.workers());
+    if (estimate > options.default_budget_seconds) {
+      max_seconds = options.default_budget_seconds;
+      patience = options.default_patience;
+      result.budget_note = fmt::format(
+          "{} valid configurations would take about {} to measure completely; tuning for at most {} and stopping after {} "
+          "measurements without a faster configuration (set --max-seconds, --max-evaluations or --patience to change this)",
+          result.valid, duration_text(estimate), duration_text(*max_seconds), *patience);
+      progress.budget_note = result.budget_note;
+    }
+  }
+  report();
+
+  // 5. The pipeline: the strategy proposes a few ahead; each proposal is
+  // answered by the store or compiled on the pool while the GPU measures the
+  // one before it; the GPU takes them in the order proposed, so that a rerun
+  // with the same strategy, seed and look-ahead retraces the same steps.
+  const auto search = make_strategy(options.strategy)->start(space, options.use_model ? &scores : nullptr, options.seed);
+  const std::size_t lookahead = options.lookahead > 0 ? options.lookahead : pool.workers() + 1;
+  std::deque<Proposal> queue;
+  // Configurations that differ only in launch settings share a variant: one
+  // compile each (a compile timeout, which the cache does not keep, included).
+  std::unordered_map<std::string, std::shared_future<CompiledVariant>> variants;  // by the request's content hash
+  std::size_t new_in_queue = 0, since_improvement = 0;
+  bool exhausted = false;
+  const auto stop_reason = [&]() -> std::string {
+    if (options.stop_requested && options.stop_requested()) return "interrupted";
+    if (options.max_evaluations && result.measured >= *options.max_evaluations)
+      return fmt::format("stopped after {} new trials (--max-evaluations)", result.measured);
+    if (max_seconds && seconds_since(start) > *max_seconds) return fmt::format("stopped after {:.0f} s (--max-seconds)", seconds_since(start));
+    if (patience && since_improvement >= *patience)
+      return fmt::format("stopped after {} measurements without a faster configuration (--patience)", since_improvement);
+    return {};
+  };
+  for (;;) {
+    while (!exhausted && queue.size() < lookahead &&
+           (!options.max_evaluations || result.measured + new_in_queue < *options.max_evaluations) && stop_reason().empty()) {
+      const auto index = search->propose();
+      if (!index) {
+        exhausted = true;
+        break;
+      }
+      Proposal proposal;
+      proposal.index = *index;
+      proposal.entry.config = space.at(*index);
+      if (auto found = stored.find(proposal.entry.config.to_string()); found != stored.end()) {
+        proposal.stored = found->second;
+      } else {
+        try {
+          proposal.entry.resolved = resolve(kernel, proposal.entry.config, device, problem);
+          const std::string key = content_hash(proposal.entry.resolved.request.identity());
+          auto variant = variants.find(key);
+          if (variant == variants.end()) variant = variants.emplace(key, pool.submit(proposal.entry.resolved.request)).first;
+          proposal.variant = variant->second;
+        } catch (const std::exception& error) {
+          proposal.unresolvable = error.what();
+        }
+        ++new_in_queue;
+      }
+      queue.push_back(std::move(proposal));
+    }
+    if (queue.empty()) break;
+    Proposal proposal = std::move(queue.front());
+    queue.pop_front();
+    TrialRecord trial;
+    if (proposal.stored) {
+      trial = std::move(*proposal.stored);
       ++result.resumed;
     } else {
-      if (options.max_evaluations && result.measured >= *options.max_evaluations)
-        throw StopTuning{fmt::format("stopped after {} measurements (--max-evaluations)", result.measured)};
-      if (options.stop_requested && options.stop_requested()) throw StopTuning{"interrupted", true};
-      if (options.max_seconds && seconds_since(start) > *options.max_seconds)
-        throw StopTuning{fmt::format("stopped after {:.0f} s (--max-seconds)", seconds_since(start))};
-      const PlanEntry& entry = *launchable[candidate];
-      const int launches = options.timing.warmup + options.timing.max_repeats + 1;
-      const double timeout = std::max(options.timeout_floor_seconds,
-                                      progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
-      TrialRecord trial = worker ? worker->measure(entry, static_trial(entry), timeout) : session->measure(entry, options.timing);
-      const double predicted = predicted_seconds[candidate];
-      if (predicted > 0 && predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
+      --new_in_queue;
+      if (const std::string why = stop_reason(); !why.empty()) {
+        result.stopped = why;
+        result.interrupted = why == "interrupted";
+        break;
+      }
+      PlanEntry& entry = proposal.entry;
+      if (!proposal.unresolvable.empty()) {
+        trial = static_trial(entry);
+        trial.outcome = Outcome::launch_error;
+        trial.message = fmt::format("the launch geometry cannot be computed: {}", proposal.unresolvable);
+      } else {
+        entry.variant = proposal.variant.get();
+        if (entry.variant.ok) {
+          entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
+          estimator.learn(entry.config, entry.variant.usage);
+        }
+        trial = static_trial(entry);
+        if (entry.launchable()) {
+          const double predicted = predicted_seconds(entry);
+          if (options.use_model) search->refine_score(proposal.index, predicted);
+          if (predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
+          const int launches = options.timing.warmup + options.timing.max_repeats + 1;
+          const double timeout = std::max(options.timeout_floor_seconds,
+                                          progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
+          await_measurer();
+          trial = measurer->measure(entry, std::move(trial), timeout);
+        }
+      }
       store.add_trial(device_id, kernel_id, problem_id, trial);
-      result.trials.push_back(std::move(trial));
       ++result.measured;
+      if (result.first_measurement_seconds < 0) result.first_measurement_seconds = seconds_since(start);
     }
-    const TrialRecord& trial = result.trials.back();
-    if (trial.outcome == Outcome::ok && (!progress.best_ms || trial.median_ms < *progress.best_ms)) {
+    const bool faster = trial.outcome == Outcome::ok && (!progress.best_ms || trial.median_ms < *progress.best_ms);
+    if (faster) {
       progress.best_ms = trial.median_ms;
       progress.best_config = trial.config;
     }
+    since_improvement = faster ? 0 : since_improvement + (proposal.stored ? 0 : 1);
+    search->tell(proposal.index, {trial.outcome == Outcome::ok ? std::optional(trial.median_ms / 1000) : std::nullopt,
+                                  trial.compile_s + trial.verify_s + trial.benchmark_s});
+    result.trials.push_back(std::move(trial));
     ++progress.done;
     progress.resumed = result.resumed;
-    progress.elapsed_seconds = seconds_since(start);
-    progress.config = &launchable[candidate]->config;
-    progress.trial = &trial;
-    if (options.progress) options.progress(progress);
-    if (session && !session->lost().empty())
-      throw StopTuning{fmt::format("the GPU context was lost ({}); every trial so far is stored and a rerun resumes after it",
-                                   session->lost())};
-    return {trial.outcome == Outcome::ok ? std::optional(trial.median_ms / 1000) : std::nullopt, seconds_since(measurement_start)};
-  };
-  try {
-    make_strategy(options.strategy)->run(candidates, &predicted_seconds, evaluate, {}, options.seed);
-  } catch (const StopTuning& stop) {
-    result.stopped = stop.why;
-    result.interrupted = stop.interrupted;
+    progress.config = &proposal.entry.config;
+    progress.trial = &result.trials.back();
+    report();
+    if (const std::string lost = measurer ? measurer->lost() : std::string(); !lost.empty()) {
+      result.stopped = fmt::format("the GPU context was lost ({}); every trial so far is stored and a rerun resumes after it", lost);
+      break;
+    }
   }
-  if (worker) result.worker_restarts = worker->restarts();
+  if (result.stopped.empty() && !exhausted && queue.empty()) result.stopped = stop_reason();
+  await_measurer();  // a worker still starting is waited for, then stopped
+  result.worker_restarts = measurer->restarts();
+  result.compile_restarts = pool.worker_restarts();
   result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);
   return result;
 }

@@ -1,27 +1,20 @@
+#include "child_process.hpp"
 #include "measurement_session.hpp"
 
+#include <blocktune/compile_pool.hpp>
 #include <blocktune/worker.hpp>
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 
 namespace blocktune {
 namespace {
 
 using Json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
-
 // What the worker measured; the parent already knows the rest of the trial.
 Json measured_part(const TrialRecord& t, bool lost) {
   return {{"outcome", to_string(t.outcome)}, {"message", t.message},   {"samples_ms", t.samples_ms},
@@ -60,12 +53,6 @@ void write_line(const Json& json) {
   std::cout << json.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n' << std::flush;
 }
 
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  return "ended";
-}
-
 // A worker answers its first line within this time: it loads the kernel,
 // fills the buffers and computes the reference, on the host for some kernels.
 constexpr double kStartSeconds = 600;
@@ -89,28 +76,10 @@ MeasurementWorker::MeasurementWorker(const KernelDescription& kernel, int ordina
 MeasurementWorker::~MeasurementWorker() { stop(); }
 
 void MeasurementWorker::start() {
-  int to_child[2], from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
-    throw std::runtime_error(fmt::format("cannot create pipes for the measurement worker: {}", std::strerror(errno)));
   const std::string program = executable_.string();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("cannot start the measurement worker: {}", std::strerror(errno)));
-  if (pid == 0) {
-    dup2(to_child[0], STDIN_FILENO);
-    dup2(from_child[1], STDOUT_FILENO);
-    char* const argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(arguments_.c_str()), nullptr};
-    execv(program.c_str(), argv);
-    _exit(127);
-  }
-  close(to_child[0]);
-  close(from_child[1]);
-  pid_ = pid;
-  to_worker_ = to_child[1];
-  from_worker_ = from_child[0];
-  buffered_.clear();
-
+  process_ = std::make_unique<detail::ChildProcess>(executable_, arguments_);
   bool timed_out = false;
-  const std::string line = read_line(kStartSeconds, timed_out);
+  const std::string line = process_->read_line(kStartSeconds, timed_out);
   if (line.empty()) {
     stop();
     throw std::runtime_error(timed_out ? fmt::format("the measurement worker {} did not start within {:.0f} s", program, kStartSeconds)
@@ -133,63 +102,27 @@ void MeasurementWorker::start() {
 }
 
 int MeasurementWorker::stop() {
-  if (pid_ < 0) return 0;
-  close(to_worker_);  // end of input: a healthy worker exits
-  close(from_worker_);
-  int status = 0;
-  pid_t reaped = 0;
-  for (int i = 0; i < 100 && (reaped = waitpid(pid_, &status, WNOHANG)) == 0; ++i) usleep(10000);
-  if (reaped == 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
-  }
-  pid_ = to_worker_ = from_worker_ = -1;
+  if (!process_) return 0;
+  const int status = process_->stop();
+  process_.reset();
   return status;
 }
 
-// One line from the worker; empty at end of input or when the time runs out.
-std::string MeasurementWorker::read_line(double timeout_seconds, bool& timed_out) {
-  timed_out = false;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
-  for (;;) {
-    if (const auto end = buffered_.find('\n'); end != std::string::npos) {
-      std::string line = buffered_.substr(0, end);
-      buffered_.erase(0, end + 1);
-      return line;
-    }
-    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      return {};
-    }
-    pollfd fd{from_worker_, POLLIN, 0};
-    const int ready = poll(&fd, 1, static_cast<int>(std::min(left * 1000, 60000.0)) + 1);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char chunk[65536];
-    const ssize_t n = read(from_worker_, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return {};
-    buffered_.append(chunk, static_cast<std::size_t>(n));
-  }
-}
-
 TrialRecord MeasurementWorker::measure(const PlanEntry& entry, TrialRecord trial, double timeout_seconds) {
-  if (pid_ < 0) {
+  if (!process_) {
     start();
     ++restarts_;
   }
-  const std::string request = entry.config.to_string() + '\n';
-  if (write(to_worker_, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+  if (!process_->write_line(entry.config.to_string())) {
     stop();
     trial.outcome = Outcome::runtime_fault;
     trial.message = "the measurement worker stopped before it was sent the configuration";
     return trial;
   }
   bool timed_out = false;
-  const std::string line = read_line(timeout_seconds, timed_out);
+  const std::string line = process_->read_line(timeout_seconds, timed_out);
   if (timed_out) {
-    kill(pid_, SIGKILL);  // a kernel that never finishes: only its process can be stopped
+    process_->kill_now();  // a kernel that never finishes: only its process can be stopped
     stop();
     trial.outcome = Outcome::timeout;
     trial.message = fmt::format("did not finish within {:.1f} s; its worker process was stopped", timeout_seconds);
@@ -198,7 +131,7 @@ TrialRecord MeasurementWorker::measure(const PlanEntry& entry, TrialRecord trial
   if (line.empty()) {
     const int status = stop();
     trial.outcome = Outcome::runtime_fault;
-    trial.message = fmt::format("the measurement worker {} while measuring this configuration", describe_exit(status));
+    trial.message = fmt::format("the measurement worker {} while measuring this configuration", detail::describe_exit(status));
     return trial;
   }
   const Json measured = Json::parse(line, nullptr, false);
@@ -235,6 +168,7 @@ int run_measurement_worker(int argc, char** argv, const std::function<KernelDesc
   }
   try {
     const Json job = Json::parse(argv[1]);
+    if (job.value("mode", "") == "compile") return run_compile_worker(argv[1]);
     const KernelDescription kernel = load_kernel(job.at("kernel").get<std::string>());
     const int ordinal = job.at("device").get<int>();
     const ProblemSize problem = ProblemSize::parse(job.at("problem").get<std::string>());

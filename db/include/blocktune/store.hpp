@@ -49,6 +49,7 @@ enum class Outcome {
   wrong_result,
   rejected_by_constraint,
   pruned_by_occupancy,
+  compile_timeout,  // the compile ran past --compile-timeout and was stopped
 };
 
 std::string_view to_string(Outcome);

@@ -46,6 +46,7 @@ struct CompiledVariant {
   ResourceUsage usage;
   double compile_seconds = 0;  // of the original compile, also when read from the cache
   bool from_cache = false;
+  bool timed_out = false;      // stopped at its time limit (CompilePool); log says so
 };
 
 // "13.0"
@@ -62,6 +63,8 @@ class VariantCompiler {
 
   // Never throws for a bad kernel: a compile error is a result with its log.
   CompiledVariant compile(const CompileRequest& request) const;
+  // The cached variant for this request, if there is one; never compiles.
+  std::optional<CompiledVariant> cached(const CompileRequest& request) const { return load_cached(request.identity()); }
 
   // Compiles on `threads` threads (0 = all cores), results in request order.
   std::vector<CompiledVariant> compile_all(const std::vector<CompileRequest>& requests, unsigned threads = 0,

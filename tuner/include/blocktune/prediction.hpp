@@ -25,9 +25,10 @@ DeviceParameters model_parameters(const DeviceInfo& device, const std::vector<De
 // else bytes_moved and flops.
 KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem, const Config& config);
 
-// The prediction for a launchable entry; nullopt for the others.
-std::optional<Prediction> predict_entry(const KernelDescription& kernel, const Plan& plan, const PlanEntry& entry,
-                                        const DeviceParameters& parameters);
+// The prediction for a launchable entry; nullopt for the others. The entry's
+// variant may hold estimated resources (ResourceEstimator) before it is compiled.
+std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
+                                        const PlanEntry& entry, const DeviceParameters& parameters);
 
 struct RankedEntry {
   const PlanEntry* entry = nullptr;

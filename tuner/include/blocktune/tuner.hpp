@@ -2,6 +2,7 @@
 // configurations. `plan` needs no GPU; `tune` measures on one.
 #pragma once
 
+#include <blocktune/candidates.hpp>
 #include <blocktune/compiler.hpp>
 #include <blocktune/device.hpp>
 #include <blocktune/gpu.hpp>
@@ -12,9 +13,11 @@
 #include <blocktune/store.hpp>
 #include <blocktune/strategy.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace blocktune {
@@ -30,6 +33,8 @@ std::string substitute(std::string text, const Config& config);
 // of each output (its initial contents) and the expected outputs. A double:
 // problem sizes are user input and the product may exceed 2^63.
 double measurement_bytes(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem);
+// Throws std::invalid_argument, naming the sizes, when measurement_bytes exceeds the device's memory.
+void require_memory(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem);
 
 // A configuration made concrete for one device and problem.
 struct ResolvedConfig {
@@ -48,30 +53,61 @@ struct PlanEntry {
   Occupancy occupancy;
 
   bool launchable() const { return rejected_by.empty() && variant.ok && occupancy.invalid.empty(); }
-  Outcome static_outcome() const;  // rejected, compile error, pruned by occupancy, or ok (still to measure)
+  // rejected, compile error or timeout, pruned by occupancy, or ok (still to measure)
+  Outcome static_outcome() const;
   std::string reason() const;      // why it is not launchable, in words; empty if it is
 };
 
+// What the occupancy rules allow for a resolved configuration with these resources.
+Occupancy occupancy_of(const ResolvedConfig& resolved, const ResourceUsage& usage, const DeviceInfo& device);
+
+// A plan: the space counted exactly, and the compiled part of it: every
+// valid configuration (--all), or a uniform random sample of them.
 struct Plan {
   DeviceInfo device;
   ProblemSize problem;
   double raw_size = 0;
-  std::vector<PlanEntry> entries;  // valid configurations, and the rejected ones when the space is small
-  double seconds = 0;              // wall time of enumeration and compilation
+  std::uint64_t valid = 0;         // configurations that satisfy the constraints
+  std::vector<PlanEntry> entries;  // compiled configurations in index order, and the rejected ones when listed
+  bool sampled = false;            // entries hold a sample of the valid configurations, not all
+  std::string stopped;             // why compiling ended early (a time limit, an interrupt); empty if it did not
+  double count_seconds = 0;        // counting the valid configurations
+  double seconds = 0;              // wall time of counting and compiling
   std::size_t compiled = 0, cached = 0;
+  double compile_seconds = 0;      // summed compile time of the variants compiled here
 
   std::size_t count(Outcome outcome) const;
   // Configurations the constraints reject, listed in `entries` or not.
-  double rejected() const;
+  double rejected() const { return raw_size - static_cast<double>(valid); }
+  // Compiled or decided valid configurations.
+  std::size_t planned() const;
+  // Seconds to compile every valid configuration on `threads` threads, from
+  // the variants compiled here (configurations that differ only in launch
+  // settings share a variant, so this is an upper bound); 0 when nothing was compiled.
+  double estimated_compile_all_seconds(unsigned threads) const;
+};
+
+struct PlanProgress {
+  std::string_view stage;          // "counting" or "compiling"
+  double done = 0, total = 0;      // counting: fraction (total 1); compiling: variants
+  double elapsed_seconds = 0;
 };
 
 struct PlanOptions {
-  unsigned threads = 0;             // compile threads, 0 = all cores
-  bool include_rejected = true;     // list configurations the constraints reject (small spaces only)
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  unsigned threads = 0;               // compile workers, 0 = all cores
+  std::optional<std::size_t> sample = kDefaultPlanSample;  // nullopt compiles every valid configuration
+  std::uint64_t seed = 1;             // for the sample
+  bool include_rejected = true;       // list the configurations the constraints reject (small spaces only)
+  std::optional<double> max_seconds;  // stop compiling after this long; what was compiled stays in the plan
+  std::optional<double> compile_timeout_seconds;
+  std::function<void(const PlanProgress&)> progress;  // called at least every second while work goes on
+  std::function<bool()> stop_requested;
+  static constexpr std::size_t kDefaultPlanSample = 200;
 };
 
-// Enumerates, compiles and computes occupancy for every valid configuration.
+// Counts the valid configurations, then compiles every one or a sample and
+// computes the occupancy of each, with no GPU. Never lists the space: memory
+// grows with what is compiled.
 Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
                const VariantCompiler& compiler, const PlanOptions& options = {});
 
@@ -79,15 +115,43 @@ Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const 
 PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
                    const VariantCompiler& compiler);
 
+// A stand-in for the GPU, for tests and for runs without one: what
+// measuring a configuration gives, and how long it takes (slept, so that
+// budgets and timings behave as on a GPU).
+struct SimulatedMeasurement {
+  Outcome outcome = Outcome::ok;
+  double median_ms = 0;
+  double seconds = 0;
+  std::string message;
+};
+struct Simulation {
+  DeviceInfo device;  // an architecture profile, usually
+  std::function<SimulatedMeasurement(const Config&)> measure;
+};
+
 struct TuneOptions {
   // A search strategy of blocktune/strategy.hpp, given the execution-time
-  // model's predictions; without a limit below it measures every candidate.
+  // model's predictions (unless use_model is false).
   std::string strategy = std::string(kDefaultStrategy);
-  std::optional<std::size_t> max_evaluations;  // new measurements; stored ones answer for free
+  bool use_model = true;
+  // Budgets bound the whole run, compiling included. New trials of any
+  // outcome count as evaluations; stored ones answer for free.
+  std::optional<std::size_t> max_evaluations;
   std::optional<double> max_seconds;
+  // Stop after this many new measurements without a faster configuration.
+  std::optional<std::size_t> patience;
+  // With no budget at all: a space estimated to take longer than this to
+  // measure completely gets max_seconds = this and patience = default_patience
+  // (TuneResult::budget_note says so); smaller spaces are measured completely.
+  double default_budget_seconds = 600;
+  std::size_t default_patience = 200;
   std::uint64_t seed = 1;
   TimingOptions timing;
-  unsigned compile_threads = 0;
+  unsigned compile_threads = 0;                  // compile workers, 0 = all cores
+  std::optional<double> compile_timeout_seconds = 300;
+  // Configurations proposed and compiling ahead of the one being measured;
+  // 0 = compile_threads + 1. A rerun retraces its steps only with the same value.
+  unsigned lookahead = 0;
   // Measure in a worker process (blocktune-worker), so that a configuration
   // that faults or hangs is recorded and tuning goes on. Needs a kernel with an
   // origin and the worker program; otherwise measurement is in-process.
@@ -96,36 +160,46 @@ struct TuneOptions {
   // so far x its launches) is stopped and recorded as a timeout.
   double timeout_floor_seconds = 10;
   double timeout_factor = 20;
+  std::optional<Simulation> simulation;  // measure with this instead of a GPU
   // Polled between configurations; true stops the run cleanly (Ctrl-C).
   std::function<bool()> stop_requested;
-  // Called after each measured configuration, for progress output.
+  // Called while counting (trial is null, done = 0) and after each configuration.
   std::function<void(const struct TuneProgress&)> progress;
 };
 
 struct TuneProgress {
-  std::size_t done = 0, total = 0, resumed = 0;
+  std::size_t done = 0, resumed = 0;
+  std::uint64_t total = 0;           // valid configurations
   double elapsed_seconds = 0;
   const Config* config = nullptr;
   const TrialRecord* trial = nullptr;
   std::optional<double> best_ms;
   std::string best_config;
+  std::string_view stage = "measuring";  // or "counting"
+  std::string_view budget_note;          // TuneResult::budget_note, known from the first call after counting
 };
 
 struct TuneResult {
-  Plan plan;
-  std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, launchable configurations
+  DeviceInfo device;
+  double raw_size = 0;
+  std::uint64_t valid = 0;             // valid configurations in the space
+  std::string budget_note;             // the default budget applied, and how to change it; empty if none
+  std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, in the order the strategy took them
   std::optional<Winner> winner;
-  double copy_bandwidth_gbs = 0;       // device-to-device copy, measured in the same run
+  double copy_bandwidth_gbs = 0;       // device-to-device copy, measured in the same run (0 when simulated)
   std::size_t measured = 0, resumed = 0;
+  double first_measurement_seconds = -1;  // from the start to the first new measurement; -1 if none
   std::string stopped;                 // why the run ended early, empty if it did not
   bool interrupted = false;            // stopped by stop_requested
   bool isolated = false;               // measured in a worker process
-  std::size_t worker_restarts = 0;     // fresh workers after faults and timeouts
+  std::size_t worker_restarts = 0;     // fresh measurement workers after faults and timeouts
+  std::size_t compile_restarts = 0;    // fresh compile workers after compile timeouts and crashes
 };
 
-// Measures the kernel's configurations on GPU `ordinal`, storing each trial in
-// `store` as soon as it is measured; configurations already stored are not
-// measured again (resume).
+// Searches the kernel's configurations on GPU `ordinal` (or the simulation):
+// the strategy proposes, only what it proposes is compiled (a few ahead, on
+// all cores, while the GPU measures), each trial is stored as soon as it is
+// measured; configurations already stored are not measured again (resume).
 TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, Store& store,
                 const VariantCompiler& compiler, const TuneOptions& options);
 

@@ -18,6 +18,9 @@
 namespace blocktune {
 
 struct PlanEntry;
+namespace detail {
+class ChildProcess;
+}
 
 class MeasurementWorker {
  public:
@@ -42,15 +45,13 @@ class MeasurementWorker {
  private:
   void start();
   int stop();  // ends the worker; its wait status
-  std::string read_line(double timeout_seconds, bool& timed_out);
 
   std::string arguments_;
   std::filesystem::path executable_;
   DeviceInfo device_;
   double copy_bandwidth_gbs_ = 0;
   std::size_t restarts_ = 0;
-  int pid_ = -1, to_worker_ = -1, from_worker_ = -1;
-  std::string buffered_;
+  std::unique_ptr<detail::ChildProcess> process_;
 };
 
 // $BLOCKTUNE_WORKER, else `blocktune-worker` beside this program, else beside
@@ -58,7 +59,8 @@ class MeasurementWorker {
 std::optional<std::filesystem::path> find_worker_executable();
 
 // The worker program's main: reads its job from argv[1], configurations from
-// stdin, and writes one JSON line per measurement to stdout.
+// stdin, and writes one JSON line per measurement to stdout; a job whose
+// "mode" is "compile" runs the compile worker instead (compile_pool.hpp).
 // `load_kernel` turns a KernelDescription::origin back into the description.
 int run_measurement_worker(int argc, char** argv, const std::function<KernelDescription(std::string_view origin)>& load_kernel);
 

@@ -1,0 +1,301 @@
+// The streaming pipeline without a GPU: the compile pool, the resource
+// estimate, plans of any size, and tune driven by its strategy against a
+// simulated GPU (budgets, resume, default budget, compile timeouts).
+#include <blocktune/builder.hpp>
+#include <blocktune/compile_pool.hpp>
+#include <blocktune/resource_estimate.hpp>
+#include <blocktune/tuner.hpp>
+#include <blocktune/worker.hpp>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+
+#include "temp_dir.hpp"
+
+using namespace blocktune;
+
+namespace {
+
+// Each thread writes `items` values; ITEMS == 8 does not compile, and SLOW
+// makes ptxas work for many seconds (a loop of a hundred thousand dependent
+// loads, fully unrolled).
+constexpr const char* kFillSource = R"(
+extern "C" __global__ void fill(float* out, int n, int a, int b, int c) {
+  static_assert(ITEMS != 8, "eight items per thread are refused, to test compile errors");
+  float extra = 0;
+#if SLOW
+#pragma unroll
+  for (int i = 0; i < 100000; ++i) extra = extra * 0.5f + out[(i * 7919) % n];
+#endif
+  const int first = (blockIdx.x * blockDim.x + threadIdx.x) * ITEMS;
+  for (int i = first; i < first + ITEMS && i < n; ++i) out[i] = float(i + a + b + c) + extra;
+}
+)";
+
+// Parameters a, b and c reach the kernel as scalar arguments only: they
+// multiply the space without new variants.
+KernelDescription fill_kernel(std::vector<Value> abc_values, std::vector<Value> slow = {0}) {
+  return KernelBuilder("fill")
+      .source(kFillSource, "fill.cu")
+      .entry("fill")
+      .problem({"n"})
+      .parameter("block", {64, 128, 256, 512})
+      .parameter("items", {1, 2, 4, 8})
+      .parameter("slow", std::move(slow))
+      .parameter("a", abc_values)
+      .parameter("b", abc_values)
+      .parameter("c", abc_values)
+      .parameter("carveout", {-1, 100})
+      .constraint("block * items <= 2048")
+      .defines({"block", "items", "slow"})
+      .block({"block"})
+      .grid_divisors({"block * items"})
+      .carveout("carveout")
+      .buffer(BufferArgument{.name = "out", .type = ElementType::f32, .count = "n", .output = true})
+      .scalar("n", ElementType::i32, "n")
+      .scalar("a", ElementType::i32, "a")
+      .scalar("b", ElementType::i32, "b")
+      .scalar("c", ElementType::i32, "c")
+      .default_config("block=64,items=1,slow=0,a=0,b=0,c=0,carveout=-1")
+      .build();
+}
+
+// A GPU where more work per thread and larger blocks are faster, and `a`
+// costs a little: the optimum is block=512, items=4 (items=8 does not compile), a=0.
+Simulation simulated_gpu() {
+  return {require_arch_profile("sm_90"), [](const Config& config) {
+            const double work = double(config.get_int("block") * config.get_int("items"));
+            return SimulatedMeasurement{Outcome::ok, 1.0 + 100.0 / work + 0.01 * double(config.get_int("a")), 0.0, {}};
+          }};
+}
+
+std::vector<Value> values(int count) {
+  std::vector<Value> v;
+  for (int i = 0; i < count; ++i) v.emplace_back(std::int64_t{i});
+  return v;
+}
+
+std::vector<std::string> configs_of(const TuneResult& result) {
+  std::vector<std::string> configs;
+  for (const TrialRecord& t : result.trials) configs.push_back(t.config);
+  return configs;
+}
+
+std::size_t files_in(const std::filesystem::path& folder) {
+  std::size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) count += entry.is_regular_file() ? 1 : 0;
+  return count;
+}
+
+CompileRequest fill_request(int items, int slow = 0) {
+  return {kFillSource, "fill.cu", "fill", {{"BLOCK", "64"}, {"ITEMS", std::to_string(items)}, {"SLOW", std::to_string(slow)}}, {}, "sm_90"};
+}
+
+}  // namespace
+
+TEST_CASE("the compile pool compiles in worker processes, and a cached variant needs no worker", "[pipeline][compile]") {
+  test::TempDir cache;
+  const VariantCompiler compiler(cache.path());
+  CompilePool pool(compiler, {.workers = 2, .timeout_seconds = 60, .executable = find_worker_executable()});
+  std::vector<std::shared_future<CompiledVariant>> pending;
+  for (int items : {1, 2, 4, 8}) pending.push_back(pool.submit(fill_request(items)));
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO(pending[i].get().log);
+    CHECK(pending[i].get().ok);
+    CHECK(pending[i].get().usage.registers > 0);
+    CHECK_FALSE(pending[i].get().from_cache);
+  }
+  CHECK_FALSE(pending[3].get().ok);
+  CHECK_THAT(pending[3].get().log, Catch::Contains("eight items per thread are refused"));
+  // The workers stored what they compiled: the same requests are cache hits.
+  const CompiledVariant again = pool.submit(fill_request(2)).get();
+  CHECK(again.from_cache);
+  CHECK(compiler.cached(fill_request(2)).has_value());
+  CHECK(pool.worker_restarts() == 0);
+}
+
+TEST_CASE("a compile past its time limit is stopped and recorded, and the pool goes on", "[pipeline][compile]") {
+  test::TempDir cache;
+  const VariantCompiler compiler(cache.path());
+  CompilePool pool(compiler, {.workers = 1, .timeout_seconds = 1.0, .executable = find_worker_executable()});
+  const auto slow = pool.submit(fill_request(1, 1));
+  const auto quick = pool.submit(fill_request(2));
+  CHECK_FALSE(slow.get().ok);
+  CHECK(slow.get().timed_out);
+  CHECK_THAT(slow.get().log, Catch::Contains("did not compile within 1 s"));
+  INFO(quick.get().log);
+  CHECK(quick.get().ok);
+  CHECK(pool.worker_restarts() == 1);
+}
+
+TEST_CASE("a compile worker that dies fails only the configuration it was compiling", "[pipeline][compile]") {
+  test::TempDir folder;
+  const auto dying = folder / "dying-worker";
+  {
+    std::ofstream script(dying);
+    script << "#!/bin/sh\nexit 3\n";
+  }
+  std::filesystem::permissions(dying, std::filesystem::perms::owner_all);
+  const VariantCompiler compiler(folder.path() / "cache");
+  CompilePool pool(compiler, {.workers = 1, .executable = dying});
+  const CompiledVariant failed = pool.submit(fill_request(1)).get();
+  CHECK_FALSE(failed.ok);
+  CHECK_THAT(failed.log, Catch::Contains("exited with status 3"));
+  CHECK_FALSE(pool.submit(fill_request(2)).get().ok);  // the next one gets a fresh worker, which dies too
+  CHECK(pool.worker_restarts() == 2);
+}
+
+TEST_CASE("resources of uncompiled configurations come from the nearest compiled one", "[pipeline][estimate]") {
+  const KernelDescription k = fill_kernel(values(2));
+  ResourceEstimator estimator(k);
+  CHECK(estimator.estimate(Config::parse("block=64,items=1,slow=0,a=0,b=0,c=0,carveout=-1")).registers == 32);
+  estimator.learn(Config::parse("block=64,items=1,slow=0,a=0,b=0,c=0,carveout=-1"), {.registers = 10, .static_smem = 100});
+  estimator.learn(Config::parse("block=256,items=4,slow=0,a=0,b=0,c=0,carveout=-1"), {.registers = 40, .static_smem = 300});
+  // Scalars and the carveout do not reach the compiler: the same variant.
+  CHECK(estimator.estimate(Config::parse("block=64,items=1,slow=0,a=1,b=1,c=1,carveout=100")).registers == 10);
+  CHECK(estimator.estimate(Config::parse("block=256,items=2,slow=0,a=0,b=0,c=0,carveout=-1")).registers == 40);
+  // As near to both: their mean.
+  const ResourceUsage between = estimator.estimate(Config::parse("block=64,items=4,slow=0,a=0,b=0,c=0,carveout=-1"));
+  CHECK(between.registers == 25);
+  CHECK(between.static_smem == 200);
+}
+
+TEST_CASE("a plan counts the space exactly and compiles a sample, or everything", "[pipeline][plan]") {
+  const KernelDescription k = fill_kernel(values(3));
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  const VariantCompiler compiler(std::nullopt);
+  // 4 x 4 block/items pairs less 2 over 2048 threads of items, times 27 scalar triples and 2 carveouts.
+  const std::uint64_t valid = 14 * 27 * 2;
+  const Plan sample = make_plan(k, h100, ProblemSize::parse("4096"), compiler, {.sample = 25});
+  CHECK(sample.valid == valid);
+  CHECK(sample.raw_size == 4 * 4 * 27 * 2);
+  CHECK(sample.sampled);
+  CHECK(sample.planned() == 25);
+  std::set<std::string> distinct;
+  for (const PlanEntry& e : sample.entries)
+    if (e.rejected_by.empty()) distinct.insert(e.config.to_string());
+  CHECK(distinct.size() == 25);
+  CHECK(sample.estimated_compile_all_seconds(2) > 0);
+
+  const Plan all = make_plan(k, h100, ProblemSize::parse("4096"), compiler, {.sample = std::nullopt});
+  CHECK_FALSE(all.sampled);
+  CHECK(all.planned() == valid);
+  CHECK(all.count(Outcome::compile_error) == 3 * 27 * 2);  // items=8 with blocks 64, 128, 256
+  CHECK(all.compiled + all.cached == 14);                  // one variant per block and items
+}
+
+TEST_CASE("a time limit stops a plan of every configuration in the middle, keeping what was compiled", "[pipeline][plan]") {
+  const KernelDescription k = fill_kernel(values(3), {0, 1});
+  const VariantCompiler compiler(std::nullopt);
+  // The slow variants take far longer than the limit: the limit ends the plan.
+  const Plan plan = make_plan(k, require_arch_profile("sm_90"), ProblemSize::parse("4096"), compiler,
+                              {.threads = 2, .sample = std::nullopt, .max_seconds = 2.0, .compile_timeout_seconds = 600});
+  CHECK_THAT(plan.stopped, Catch::Contains("--max-seconds"));
+  CHECK(plan.planned() < plan.valid);
+  CHECK(plan.seconds < 60);
+}
+
+TEST_CASE("tune compiles only what its strategy proposes, and failed compiles count against the budget", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  TuneOptions options;
+  options.strategy = "random";
+  options.max_evaluations = 12;
+  options.compile_threads = 2;
+  options.simulation = simulated_gpu();
+  const TuneResult result = tune(fill_kernel(values(10)), 0, ProblemSize::parse("4096"), store, compiler, options);
+  CHECK(result.valid == 14 * 1000 * 2);
+  CHECK(result.measured == 12);
+  CHECK(result.trials.size() == 12);
+  CHECK_THAT(result.stopped, Catch::Contains("--max-evaluations"));
+  CHECK(result.first_measurement_seconds > 0);
+  // At most the proposals measured and those compiling ahead were compiled (of 14 variants).
+  CHECK(files_in(folder.path() / "cache") <= 12 + 3);
+  CHECK(store.trials(1, 1, 1).size() == 12);
+}
+
+TEST_CASE("a rerun with the same strategy and seed retraces its steps from the database, then goes on", "[pipeline][tune]") {
+  test::TempDir folder;
+  const VariantCompiler compiler(folder.path() / "cache");
+  const KernelDescription k = fill_kernel(values(4));
+  TuneOptions options;
+  options.max_evaluations = 8;
+  options.compile_threads = 2;
+  options.lookahead = 3;
+  options.simulation = simulated_gpu();
+  std::vector<std::string> first, second;
+  {
+    Store store = Store::open(folder / "tuning.db");
+    first = configs_of(tune(k, 0, ProblemSize::parse("4096"), store, compiler, options));
+  }
+  {
+    Store store = Store::open(folder / "tuning.db");
+    const TuneResult again = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
+    CHECK(again.resumed == 8);
+    CHECK(again.measured == 8);
+    second = configs_of(again);
+  }
+  REQUIRE(second.size() == 16);
+  CHECK(std::vector(second.begin(), second.begin() + 8) == first);
+  CHECK(std::set(second.begin(), second.end()).size() == 16);
+}
+
+TEST_CASE("without a budget, a space too large to measure gets a default budget and a stop rule, said at the start", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  TuneOptions options;
+  options.strategy = "random";
+  options.compile_threads = 2;
+  options.default_patience = 5;
+  options.simulation = simulated_gpu();
+  std::string note_at_start;
+  options.progress = [&](const TuneProgress& p) {
+    if (note_at_start.empty() && p.done == 0) note_at_start = p.budget_note;
+  };
+  const TuneResult result = tune(fill_kernel(values(60)), 0, ProblemSize::parse("4096"), store, compiler, options);
+  CHECK(result.valid == 14 * 216000 * 2);
+  CHECK_THAT(result.budget_note, Catch::Contains("6048000 valid configurations") && Catch::Contains("--max-seconds"));
+  CHECK(note_at_start == result.budget_note);
+  CHECK(result.measured < 100);
+  CHECK_THAT(result.stopped, Catch::Contains("--patience") || Catch::Contains("--max-seconds"));
+}
+
+TEST_CASE("a small space without a budget is measured completely", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  TuneOptions options;
+  options.compile_threads = 2;
+  options.simulation = simulated_gpu();
+  const TuneResult result = tune(fill_kernel(values(1)), 0, ProblemSize::parse("4096"), store, compiler, options);
+  CHECK(result.budget_note.empty());
+  CHECK(result.stopped.empty());
+  CHECK(result.measured == 28);
+  REQUIRE(result.winner);
+  CHECK_THAT(result.winner->trial.config, Catch::StartsWith("block=512,items=4"));
+}
+
+TEST_CASE("a configuration that does not compile in time is recorded as a compile timeout and tuning goes on", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  TuneOptions options;
+  options.strategy = "exhaustive";
+  options.compile_threads = 2;
+  options.compile_timeout_seconds = 1.0;
+  options.max_evaluations = 4;
+  options.simulation = simulated_gpu();
+  KernelDescription k = fill_kernel(values(1), {1, 0});  // the slow variants come first
+  const TuneResult result = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
+  REQUIRE(result.trials.size() == 4);
+  for (const TrialRecord& t : result.trials) {
+    CHECK(t.outcome == Outcome::compile_timeout);
+    CHECK_THAT(t.message, Catch::Contains("--compile-timeout"));
+  }
+  CHECK(result.compile_restarts >= 4);
+}
