@@ -277,7 +277,7 @@ TEST_CASE("a small space without a budget is measured completely", "[pipeline][t
   CHECK(result.stopped.empty());
   CHECK(result.measured == 28);
   REQUIRE(result.winner);
-  CHECK_THAT(result.winner->trial.config, Catch::StartsWith("block=512,items=4"));
+  CHECK_THAT(result.winner->config, Catch::StartsWith("block=512,items=4"));
 }
 
 TEST_CASE("a configuration that does not compile in time is recorded as a compile timeout and tuning goes on", "[pipeline][tune]") {
