@@ -271,6 +271,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // compile each (a compile timeout, which the cache does not keep, included).
   std::unordered_map<std::string, std::shared_future<CompiledVariant>> variants;  // by the request's content hash
   std::size_t new_in_queue = 0, since_improvement = 0;
+  // The model's favourite of what this run compiled: the architecture's
+  // default for GPUs never tuned (the run-time query's last resort).
+  std::optional<std::pair<double, TrialRecord>> favourite;
   bool exhausted = false;
   const auto stop_reason = [&]() -> std::string {
     if (options.stop_requested && options.stop_requested()) return "interrupted";
@@ -338,6 +341,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
           const double predicted = predicted_seconds(entry);
           if (options.use_model) search->refine_score(proposal.index, predicted);
           if (predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
+          if (!favourite || predicted < favourite->first) favourite.emplace(predicted, trial);
           const int launches = options.timing.warmup + options.timing.max_repeats + 1;
           const double timeout = std::max(options.timeout_floor_seconds,
                                           progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
@@ -372,6 +376,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   await_measurer();  // a worker still starting is waited for, then stopped
   result.worker_restarts = measurer->restarts();
   result.compile_restarts = pool.worker_restarts();
+  if (favourite) store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, favourite->second.config, favourite->second.shape);
   result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);
   return result;
 }
