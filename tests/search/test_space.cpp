@@ -2,6 +2,8 @@
 
 #include <blocktune/space.hpp>
 
+#include "brute_force.hpp"
+
 #include <random>
 
 using blocktune::Config;
@@ -10,6 +12,7 @@ using blocktune::Lookup;
 using blocktune::Parameter;
 using blocktune::SearchSpace;
 using blocktune::Value;
+using blocktune::testing::brute_force;
 
 namespace {
 
@@ -29,23 +32,6 @@ Lookup device_limits() {
     if (name == "max_shared_per_block") return integer(48 * 1024);
     return std::nullopt;
   };
-}
-
-// Every configuration of the Cartesian product, in lexicographic order, that check() accepts.
-std::vector<Config> brute_force(const SearchSpace& space, const Lookup& environment = {}) {
-  const auto& parameters = space.parameters();
-  std::vector<Config> valid;
-  std::vector<std::size_t> index(parameters.size(), 0);
-  while (true) {
-    std::vector<std::pair<std::string, Value>> entries;
-    for (std::size_t p = 0; p < parameters.size(); ++p)
-      entries.emplace_back(parameters[p].name, parameters[p].values[index[p]]);
-    Config config(std::move(entries));
-    if (!space.check(config, environment)) valid.push_back(std::move(config));
-    std::size_t p = parameters.size();
-    while (p > 0 && ++index[p - 1] == parameters[p - 1].values.size()) index[--p] = 0;
-    if (p == 0) return valid;
-  }
 }
 
 }  // namespace

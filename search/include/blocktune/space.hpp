@@ -71,9 +71,8 @@ class SearchSpace {
   // such as max_threads_per_block). A constraint naming something that is
   // neither is an ExpressionError naming the constraint and the variable.
   //
-  // Never walks the Cartesian product: parameters that share no constraint
-  // are enumerated separately, each group by backtracking that checks a
-  // constraint as soon as its last parameter is bound.
+  // Lists what ConstrainedSpace (candidates.hpp) counts, so it never walks the
+  // Cartesian product; for a space too large to list, use ConstrainedSpace.
   std::vector<Config> enumerate(const Lookup& environment = {}) const;
 
   // The first constraint (in the order added) that `config` violates, if any.
