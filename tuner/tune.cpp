@@ -115,10 +115,8 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
   std::vector<Config> candidates;
   std::vector<double> predicted_seconds;
-  std::map<std::string, std::size_t> candidate_of;  // canonical configuration text -> index
   for (const PlanEntry* entry : launchable) {
     const auto prediction = predict_entry(kernel, plan, *entry, parameters);
-    candidate_of.emplace(entry->config.to_string(), candidates.size());
     candidates.push_back(entry->config);
     predicted_seconds.push_back(prediction && std::isfinite(prediction->seconds) ? prediction->seconds : kNoPrediction);
   }
@@ -136,10 +134,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   };
   TuneProgress progress;
   progress.total = launchable.size();
-  const Evaluator evaluate = [&](const Config& config) -> Evaluation {
+  const Evaluator evaluate = [&](std::uint64_t candidate) -> Evaluation {
     const auto measurement_start = Clock::now();
-    const std::string key = config.to_string();
-    const std::size_t candidate = candidate_of.at(key);
+    const std::string key = candidates[candidate].to_string();
     if (auto it = stored.find(key); it != stored.end()) {
       result.trials.push_back(it->second);
       ++result.resumed;
@@ -177,7 +174,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     return {trial.outcome == Outcome::ok ? std::optional(trial.median_ms / 1000) : std::nullopt, seconds_since(measurement_start)};
   };
   try {
-    make_strategy(options.strategy)->run(candidates, &predicted_seconds, evaluate, {}, options.seed);
+    const ListedCandidates space(candidates);
+    const ModelScores model{[&](std::uint64_t candidate) { return predicted_seconds[candidate]; }, true};
+    make_strategy(options.strategy)->run(space, &model, evaluate, {}, options.seed);
   } catch (const StopTuning& stop) {
     result.stopped = stop.why;
     result.interrupted = stop.interrupted;
