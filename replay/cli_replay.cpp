@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -80,12 +81,34 @@ std::vector<Source> load_sources(const RunOptions& options, bool use_database) {
   return sources;
 }
 
+// What a long replay is doing, on err, about once a second (the first line
+// after a second).
+class Progress {
+ public:
+  explicit Progress(std::ostream& err) : err_(err), last_(Clock::now()) {}
+
+  // `describe` is called only when a line is due.
+  template <typename Describe>
+  void report(const Describe& describe) {
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    fmt::print(err_, "replay: {}\n", describe());
+    err_.flush();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::ostream& err_;
+  Clock::time_point last_;
+};
+
 struct SpaceResult {
   std::string label;
   std::vector<std::optional<ReplaySummary>> summaries;  // per strategy; empty where it could not run
 };
 
-SpaceResult replay_space(std::ostream& out, const Source& source, const RunOptions& options,
+SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& source, const RunOptions& options,
                          const std::vector<std::uint64_t>& seeds) {
   const Recording& recording = source.recording;
   const RecordedSpace& space = recording.space;
@@ -103,7 +126,7 @@ SpaceResult replay_space(std::ostream& out, const Source& source, const RunOptio
   const double budget = random.budget_seconds();
   const auto evaluations =
       static_cast<std::size_t>(std::ceil(options.budget_fraction * static_cast<double>(space.configs.size()) - 1e-9));
-  const std::vector<double> model_score = options.no_model ? std::vector<double>() : blocktune::model_score(recording);
+  const std::optional<ModelScores> model = options.no_model ? std::nullopt : recorded_model_scores(recording);
 
   fmt::print(out, "  {} configurations ({} failed), optimum {:.4g} ms, {} of them within {:.0f}% of its speed\n",
              space.configs.size(), failed, random.optimum() * 1e3, near_optimal, kNearOptimalSpeed * 100);
@@ -111,7 +134,7 @@ SpaceResult replay_space(std::ostream& out, const Source& source, const RunOptio
              random.mean_cost(), budget, random.draws_by(budget));
   fmt::print(out, "  model scores: {}\n",
              !recording.predicted_seconds.empty() && !options.no_model ? "the execution-time model's recorded predictions"
-             : !model_score.empty()                                    ? "recorded occupancy, then registers"
+             : model                                                   ? "recorded occupancy, then registers"
              : options.no_model                                        ? "none (--no-model)"
                                                                        : "none (no prediction or occupancy recorded)");
   fmt::print(out, "  {} seeds; near-optimal: {:.0f}% of the optimum's speed within {} evaluations ({:g}%)\n\n",
@@ -123,8 +146,11 @@ SpaceResult replay_space(std::ostream& out, const Source& source, const RunOptio
     const auto strategy = make_strategy(name);
     const std::string shown = name == kDefaultStrategy ? name + " (default)" : name;
     try {
+      const auto report = [&](std::size_t seeds_done) {
+        progress.report([&] { return fmt::format("{}: {}, seed {} of {}", label, name, seeds_done + 1, seeds.size()); });
+      };
       const ReplaySummary summary =
-          summarize(space, *strategy, seeds, model_score.empty() ? nullptr : &model_score, options.budget_fraction);
+          summarize(space, *strategy, seeds, model ? &*model : nullptr, options.budget_fraction, report);
       const auto reached =
           static_cast<std::size_t>(std::lround(summary.near_optimal_fraction * static_cast<double>(seeds.size())));
       fmt::print(out, "  {:<20} {:>7.3f}  {:>4.0f}% {:>3}/{:<3}  {:>18.1f}\n", shown, summary.mean_score,
@@ -158,15 +184,16 @@ void print_overview(std::ostream& out, const RunOptions& options, const std::vec
   }
 }
 
-void run(std::ostream& out, const RunOptions& options, bool use_database) {
+void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool use_database) {
   if (options.seeds == 0) throw std::invalid_argument("--seeds must be at least 1");
   for (const auto& name : options.strategies) make_strategy(name);  // unknown names fail before any work
   std::vector<std::uint64_t> seeds(options.seeds);
   std::iota(seeds.begin(), seeds.end(), std::uint64_t{1});
 
   std::vector<SpaceResult> results;
+  Progress progress(err);
   for (const Source& source : load_sources(options, use_database))
-    results.push_back(replay_space(out, source, options, seeds));
+    results.push_back(replay_space(out, progress, source, options, seeds));
   if (results.size() > 1) print_overview(out, options, results);
 }
 
@@ -239,9 +266,9 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
       ->capture_default_str();
   run_command->add_flag("--no-model", run_options->no_model,
                         "ignore the recorded predictions and occupancy: replay without model scores");
-  run_command->callback(guarded("run", [&out, run_options, database, kernel, problem, device] {
+  run_command->callback(guarded("run", [&out, &err, run_options, database, kernel, problem, device] {
     const bool use_database = database->count() + kernel->count() + problem->count() + device->count() > 0;
-    run(out, *run_options, use_database);
+    run(out, err, *run_options, use_database);
   }));
 
   auto export_options = std::make_shared<ExportOptions>();

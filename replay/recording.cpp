@@ -228,6 +228,12 @@ std::vector<double> model_score(const Recording& recording) {
   return scores;
 }
 
+std::optional<ModelScores> recorded_model_scores(const Recording& recording) {
+  std::vector<double> scores = model_score(recording);
+  if (scores.empty()) return std::nullopt;
+  return listed_model_scores(std::move(scores), !recording.predicted_seconds.empty());
+}
+
 Recording read_recording(const std::filesystem::path& path) {
   const std::string text = detail::read_text_file(path);
   try {

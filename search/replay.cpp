@@ -13,7 +13,6 @@
 #include <iterator>
 #include <numeric>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace blocktune {
 
@@ -62,47 +61,31 @@ void check_parallel(const RecordedSpace& space) {
                                             space.configs.size(), space.time.size(), space.cost_seconds.size()));
 }
 
-// A configuration's position in the recording. Strategies hand the evaluator
-// the candidate itself, so its address gives the position away; any other
-// configuration is looked up by its text.
-class RecordedIndex {
- public:
-  explicit RecordedIndex(const RecordedSpace& space) : configs_(space.configs) {}
-
-  std::size_t operator()(const Config& config) {
-    const std::less<const Config*> before;
-    if (!configs_.empty() && !before(&config, configs_.data()) && before(&config, configs_.data() + configs_.size()))
-      return static_cast<std::size_t>(&config - configs_.data());
-    if (by_text_.empty())
-      for (std::size_t i = 0; i < configs_.size(); ++i) by_text_.emplace(configs_[i].to_string(), i);
-    const auto found = by_text_.find(config.to_string());
-    if (found == by_text_.end())
-      throw std::out_of_range(fmt::format("configuration '{}' is not in the recorded space", config.to_string()));
-    return found->second;
-  }
-
- private:
-  const std::vector<Config>& configs_;
-  std::unordered_map<std::string, std::size_t> by_text_;
-};
-
 // Thrown by the evaluator of an unlimited replay to end it at its first
 // near-optimal measurement: what comes after it does not matter.
 struct NearOptimalReached {};
 
-// How many evaluations `strategy` makes up to and including its first near-optimal one.
-std::size_t evaluations_to_near_optimal(const RecordedSpace& space, const Strategy& strategy, std::uint64_t seed,
-                                        const std::vector<double>* model_score, double optimum) {
-  RecordedIndex index_of(space);
-  std::size_t evaluations = 0;
-  const Evaluator recorded = [&](const Config& config) {
-    const std::size_t i = index_of(config);
-    ++evaluations;
-    if (space.time[i] && optimum / *space.time[i] >= kNearOptimalSpeed) throw NearOptimalReached{};
+// The recorded result of candidate i, reported to `progress` where given.
+Evaluator recorded(const RecordedSpace& space, const std::function<void()>& progress = {}) {
+  return [&space, progress](std::uint64_t i) {
+    if (progress) progress();
     return Evaluation{space.time[i], space.cost_seconds[i]};
   };
+}
+
+// How many evaluations `strategy` makes up to and including its first near-optimal one.
+std::size_t evaluations_to_near_optimal(const RecordedSpace& space, const ListedCandidates& candidates,
+                                        const Strategy& strategy, std::uint64_t seed, const ModelScores* model,
+                                        double optimum, const std::function<void()>& progress) {
+  std::size_t evaluations = 0;
+  const Evaluator evaluate = recorded(space, progress);
+  const Evaluator until_near_optimal = [&](std::uint64_t i) {
+    ++evaluations;
+    if (space.time[i] && optimum / *space.time[i] >= kNearOptimalSpeed) throw NearOptimalReached{};
+    return evaluate(i);
+  };
   try {
-    strategy.run(space.configs, model_score, recorded, Budget{}, seed);
+    strategy.run(candidates, model, until_near_optimal, Budget{}, seed);
   } catch (const NearOptimalReached&) {
   }
   return evaluations;
@@ -121,15 +104,20 @@ RecordedSpace load_kernel_tuner_cache(const std::filesystem::path& path) {
   }
 }
 
+ModelScores listed_model_scores(std::vector<double> scores, bool are_times) {
+  return {[scores = std::move(scores)](std::uint64_t candidate) {
+            if (candidate >= scores.size())
+              throw std::invalid_argument(
+                  fmt::format("no model score for candidate {}: {} model scores given", candidate, scores.size()));
+            return scores[candidate];
+          },
+          are_times};
+}
+
 SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,
-                    const std::vector<double>* model_score) {
+                    const ModelScores* model) {
   check_parallel(space);
-  RecordedIndex index_of(space);
-  const Evaluator recorded = [&](const Config& config) {
-    const std::size_t i = index_of(config);
-    return Evaluation{space.time[i], space.cost_seconds[i]};
-  };
-  return strategy.run(space.configs, model_score, recorded, budget, seed);
+  return strategy.run(ListedCandidates(space.configs), model, recorded(space), budget, seed);
 }
 
 BestSoFar::BestSoFar(const SearchResult& result) {
@@ -215,23 +203,30 @@ double methodology_score(const BestSoFar& search, const RandomBaseline& random, 
 }
 
 ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, std::span<const std::uint64_t> seeds,
-                        const std::vector<double>* model_score, double evaluation_fraction) {
+                        const ModelScores* model, double evaluation_fraction, const ReplayProgress& progress) {
   const RandomBaseline random(space);
   const double budget = random.budget_seconds();
   ReplaySummary summary{strategy.name(), seeds.size()};
   if (seeds.empty()) return summary;
+  const ListedCandidates candidates(space.configs);
 
-  std::size_t near_optimal_runs = 0;
+  std::size_t near_optimal_runs = 0, seeds_done = 0;
   double total_score = 0, total_evaluations = 0;
+  const std::function<void()> measured = [&] {
+    if (progress) progress(seeds_done);
+  };
+  const Evaluator evaluate = recorded(space, measured);
   for (const std::uint64_t seed : seeds) {
-    const SearchResult timed = replay(space, strategy, Budget{.seconds = budget}, seed, model_score);
+    const SearchResult timed = strategy.run(candidates, model, evaluate, Budget{.seconds = budget}, seed);
     total_score += methodology_score(BestSoFar(timed), random, budget);
 
-    const SearchResult short_run = replay(space, strategy, Budget{.fraction = evaluation_fraction}, seed, model_score);
+    const SearchResult short_run =
+        strategy.run(candidates, model, evaluate, Budget{.fraction = evaluation_fraction}, seed);
     if (short_run.best && random.optimum() / *space.time[*short_run.best] >= kNearOptimalSpeed) ++near_optimal_runs;
 
-    total_evaluations +=
-        static_cast<double>(evaluations_to_near_optimal(space, strategy, seed, model_score, random.optimum()));
+    total_evaluations += static_cast<double>(
+        evaluations_to_near_optimal(space, candidates, strategy, seed, model, random.optimum(), measured));
+    ++seeds_done;
   }
   const auto runs = static_cast<double>(seeds.size());
   summary.mean_score = total_score / runs;

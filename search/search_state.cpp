@@ -5,142 +5,168 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <numeric>
 #include <stdexcept>
 
 namespace blocktune::detail {
 
-std::size_t Random::below(std::size_t n) {
+std::uint64_t Random::below(std::uint64_t n) {
   // Rejection sampling: accept only below the largest multiple of n, so that
   // the remainder is unbiased.
-  const std::uint64_t range = n;
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / range * range;
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / n * n;
   std::uint64_t draw = engine_();
   while (draw >= limit) draw = engine_();
-  return static_cast<std::size_t>(draw % range);
+  return draw % n;
 }
 
 double Random::uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
 
-Geometry::Geometry(const std::vector<Config>& candidates) {
-  if (candidates.empty()) return;
-  const auto& first = candidates.front().entries();
-  for (const Config& candidate : candidates) {
-    const auto& entries = candidate.entries();
-    const bool same_names = std::equal(entries.begin(), entries.end(), first.begin(), first.end(),
-                                       [](const auto& a, const auto& b) { return a.first == b.first; });
-    if (!same_names)
-      throw std::invalid_argument(fmt::format("candidates '{}' and '{}' do not name the same parameters",
-                                              candidates.front().to_string(), candidate.to_string()));
+SearchState::SearchState(const CandidateSpace& space) : space_(space) {
+  if (!whole()) return;
+  unproposed_.resize(size());
+  slot_.resize(size());
+  std::iota(unproposed_.begin(), unproposed_.end(), std::uint64_t{0});
+  std::iota(slot_.begin(), slot_.end(), std::uint32_t{0});
+}
+
+bool SearchState::told(std::uint64_t candidate) const {
+  const auto found = entries_.find(candidate);
+  return found != entries_.end() && found->second.told;
+}
+
+std::optional<double> SearchState::time(std::uint64_t candidate) const {
+  const auto found = entries_.find(candidate);
+  return found == entries_.end() ? std::nullopt : found->second.time;
+}
+
+bool SearchState::faster(std::uint64_t a, std::uint64_t b) const {
+  const auto time_a = time(a);
+  if (!time_a) return false;
+  const auto time_b = time(b);
+  return !time_b || *time_a < *time_b;
+}
+
+std::optional<std::uint64_t> SearchState::random_unproposed(Random& random) const {
+  if (whole()) {
+    if (unproposed_.empty()) return std::nullopt;
+    return unproposed_[random.below(unproposed_.size())];
   }
+  // A uniform index, drawn again while it is taken: proposals are a vanishing
+  // fraction of a space this large, unless a search goes on for ever.
+  constexpr int kDraws = 64;
+  for (int draw = 0; draw < kDraws; ++draw)
+    if (const std::uint64_t candidate = random.below(size()); !proposed(candidate)) return candidate;
+  const std::uint64_t from = random.below(size());
+  if (const auto after = first_unproposed(from)) return after;
+  return first_unproposed(0);
+}
 
-  // std::variant orders integers before strings, each in their natural order.
-  std::vector<std::map<Value, std::uint32_t>> ranks(first.size());
-  for (const Config& candidate : candidates)
-    for (std::size_t p = 0; p < first.size(); ++p) ranks[p].emplace(candidate.entries()[p].second, 0);
-  for (auto& values : ranks) {
-    std::uint32_t rank = 0;
-    for (auto& entry : values) entry.second = rank++;
-    extents_.push_back(rank);
+std::optional<std::uint64_t> SearchState::first_unproposed(std::uint64_t from) const {
+  for (std::uint64_t candidate = from; candidate < size(); ++candidate)
+    if (!proposed(candidate)) return candidate;
+  return std::nullopt;
+}
+
+void SearchState::propose(std::uint64_t candidate) {
+  if (candidate >= size())
+    throw std::invalid_argument(fmt::format("candidate {} is outside the space of {}", candidate, size()));
+  if (!entries_.emplace(candidate, Entry{}).second)
+    throw std::invalid_argument(fmt::format("candidate {} was proposed before", candidate));
+  if (!whole()) return;
+  const std::uint32_t slot = slot_[candidate];
+  unproposed_[slot] = unproposed_.back();
+  slot_[unproposed_[slot]] = slot;
+  unproposed_.pop_back();
+}
+
+void SearchState::tell(std::uint64_t candidate, std::optional<double> time) {
+  const auto found = entries_.find(candidate);
+  if (found == entries_.end() || found->second.told)
+    throw std::invalid_argument(fmt::format("candidate {} was told without being proposed, or told twice", candidate));
+  found->second = {true, time};
+  ++told_;
+  if (time && (!best_ || *time < *this->time(*best_))) best_ = candidate;
+}
+
+Prior::Prior(const ModelScores* model, const SearchState& state) : model_(model) {
+  if (!model_) return;
+  if (!model_->score) throw std::invalid_argument("model scores without a score function");
+  if (!state.whole()) return;
+  whole_.resize(state.size());
+  for (std::uint64_t candidate = 0; candidate < state.size(); ++candidate)
+    whole_[candidate] = checked(candidate, model_->score(candidate));
+}
+
+double Prior::checked(std::uint64_t candidate, double score) const {
+  if (!std::isfinite(score) || (model_->are_times && score <= 0))
+    throw std::invalid_argument(fmt::format("the model score of candidate {} is {}: model scores must be finite{}",
+                                            candidate, score, model_->are_times ? " positive times" : ""));
+  return score;
+}
+
+double Prior::score(std::uint64_t candidate) const {
+  if (!whole_.empty()) return whole_[candidate];
+  if (const auto found = refined_.find(candidate); found != refined_.end()) return found->second;
+  return checked(candidate, model_->score(candidate));
+}
+
+void Prior::refine(std::uint64_t candidate, double score) {
+  if (!model_) return;
+  checked(candidate, score);
+  if (!whole_.empty()) whole_[candidate] = score;
+  else refined_[candidate] = score;
+}
+
+CandidatePool::CandidatePool(const SearchState& state, Random& random) : state_(state), random_(random) {
+  if (state.whole()) {
+    members_.resize(state.size());
+    std::iota(members_.begin(), members_.end(), std::uint64_t{0});
+  } else {
+    draw();
   }
-
-  coordinates_.reserve(candidates.size() * first.size());
-  for (const Config& candidate : candidates)
-    for (std::size_t p = 0; p < first.size(); ++p) coordinates_.push_back(ranks[p].at(candidate.entries()[p].second));
-
-  sorted_.resize(candidates.size());
-  for (std::size_t i = 0; i < sorted_.size(); ++i) sorted_[i] = i;
-  std::sort(sorted_.begin(), sorted_.end(), [&](std::size_t a, std::size_t b) {
-    const auto x = coordinates(a), y = coordinates(b);
-    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
-  });
 }
 
-std::span<const std::uint32_t> Geometry::coordinates(std::size_t candidate) const {
-  return std::span(coordinates_).subspan(candidate * dimensions(), dimensions());
-}
-
-std::optional<std::size_t> Geometry::find(std::span<const std::uint32_t> wanted) const {
-  const auto less = [&](std::size_t candidate, std::span<const std::uint32_t> point) {
-    const auto x = coordinates(candidate);
-    return std::lexicographical_compare(x.begin(), x.end(), point.begin(), point.end());
-  };
-  const auto found = std::lower_bound(sorted_.begin(), sorted_.end(), wanted, less);
-  if (found == sorted_.end() || !std::ranges::equal(coordinates(*found), wanted)) return std::nullopt;
-  return *found;
-}
-
-std::vector<std::size_t> Geometry::neighbours(std::size_t candidate) const {
-  std::vector<std::size_t> result;
-  const auto origin = coordinates(candidate);
-  std::vector<std::uint32_t> point(origin.begin(), origin.end());
-  for (std::size_t p = 0; p < dimensions(); ++p) {
-    for (const int step : {-1, 1}) {
-      if ((step < 0 && origin[p] == 0) || (step > 0 && origin[p] + 1 == extents_[p])) continue;
-      point[p] = step < 0 ? origin[p] - 1 : origin[p] + 1;
-      if (const auto neighbour = find(point)) result.push_back(*neighbour);
-    }
-    point[p] = origin[p];
+std::size_t CandidatePool::position(std::uint64_t candidate) {
+  if (state_.whole()) return candidate;
+  const auto [found, added] = position_.emplace(candidate, members_.size());
+  if (added) {
+    members_.push_back(candidate);
+    ++added_since_refill_;
   }
-  return result;
+  return found->second;
 }
 
-SearchState::SearchState(const std::vector<Config>& candidates, const Evaluator& evaluate, const Budget& budget)
-    : candidates_(candidates),
-      evaluate_(evaluate),
-      max_evaluations_(budget.evaluations),
-      max_seconds_(budget.seconds),
-      times_(candidates.size()),
-      unmeasured_(candidates.size()),
-      slot_(candidates.size()) {
-  if (budget.fraction) {
-    // The tolerance keeps 0.1 * 1000 from rounding up to 101.
-    const double allowed = std::ceil(*budget.fraction * static_cast<double>(candidates.size()) - 1e-9);
-    const auto from_fraction = static_cast<std::size_t>(std::max(allowed, 0.0));
-    max_evaluations_ = std::min(max_evaluations_.value_or(from_fraction), from_fraction);
+bool CandidatePool::refill() {
+  if (state_.whole()) return false;
+  std::size_t unproposed = 0;
+  for (const std::uint64_t candidate : members_) unproposed += state_.proposed(candidate) ? 0 : 1;
+  if (unproposed >= kSize / 2 && added_since_refill_ <= kSize) return false;
+  // The most recently added of those left, then a new sample.
+  std::vector<std::uint64_t> kept;
+  for (auto member = members_.rbegin(); member != members_.rend() && kept.size() < kSize / 2; ++member)
+    if (!state_.proposed(*member)) kept.push_back(*member);
+  std::reverse(kept.begin(), kept.end());
+  members_ = std::move(kept);
+  position_.clear();
+  for (std::size_t i = 0; i < members_.size(); ++i) position_.emplace(members_[i], i);
+  draw();
+  return true;
+}
+
+void CandidatePool::draw() {
+  added_since_refill_ = 0;
+  // Stops early where the space has run out of candidates not proposed.
+  for (std::size_t attempt = 0; members_.size() < kSize && attempt < 4 * kSize; ++attempt) {
+    const auto candidate = state_.random_unproposed(random_);
+    if (!candidate) break;
+    if (position_.emplace(*candidate, members_.size()).second) members_.push_back(*candidate);
   }
-  for (std::size_t i = 0; i < candidates.size(); ++i) unmeasured_[i] = slot_[i] = i;
 }
 
-bool SearchState::done() const {
-  return unmeasured_.empty() || (max_evaluations_ && history_.size() >= *max_evaluations_) ||
-         (max_seconds_ && spent_seconds_ >= *max_seconds_);
-}
-
-double SearchState::progress() const {
-  double progress = 0;
-  if (max_evaluations_)
-    progress = *max_evaluations_ == 0 ? 1.0 : static_cast<double>(history_.size()) / static_cast<double>(*max_evaluations_);
-  if (max_seconds_) progress = std::max(progress, *max_seconds_ <= 0 ? 1.0 : spent_seconds_ / *max_seconds_);
-  if (!max_evaluations_ && !max_seconds_ && !times_.empty())
-    progress = static_cast<double>(history_.size()) / static_cast<double>(times_.size());
-  return std::min(progress, 1.0);
-}
-
-void SearchState::measure(std::size_t candidate) {
-  Evaluation evaluation = evaluate_(candidates_[candidate]);
-  // A time that cannot be compared (NaN, infinite, negative) is a failure.
-  if (evaluation.time && !(std::isfinite(*evaluation.time) && *evaluation.time >= 0)) evaluation.time.reset();
-  spent_seconds_ += evaluation.cost_seconds;
-  times_[candidate] = evaluation.time;
-
-  const std::size_t slot = slot_[candidate];
-  unmeasured_[slot] = unmeasured_.back();
-  slot_[unmeasured_[slot]] = slot;
-  unmeasured_.pop_back();
-  slot_[candidate] = kMeasured;
-
-  if (evaluation.time && (!best_ || *evaluation.time < *times_[*best_])) best_ = candidate;
-  history_.emplace_back(candidate, std::move(evaluation));
-}
-
-bool SearchState::faster(std::size_t a, std::size_t b) const {
-  if (!times_[a]) return false;
-  return !times_[b] || *times_[a] < *times_[b];
-}
-
-std::size_t SearchState::random_unmeasured(Random& random) const {
-  return unmeasured_[random.below(unmeasured_.size())];
+std::vector<std::uint64_t> Run::unproposed_neighbours(std::uint64_t candidate) const {
+  std::vector<std::uint64_t> neighbours = state.space().neighbours(candidate);
+  std::erase_if(neighbours, [&](std::uint64_t n) { return state.proposed(n); });
+  return neighbours;
 }
 
 }  // namespace blocktune::detail

@@ -14,8 +14,8 @@ using blocktune::test::committed_spaces;
 
 namespace {
 
-std::vector<std::size_t> indices(const SearchResult& result) {
-  std::vector<std::size_t> measured;
+std::vector<std::uint64_t> indices(const SearchResult& result) {
+  std::vector<std::uint64_t> measured;
   for (const auto& entry : result.history) measured.push_back(entry.first);
   return measured;
 }
@@ -63,16 +63,17 @@ TEST_CASE("The analytic random baseline matches random search replayed on a reco
 
 TEST_CASE("Replays on a recorded space are deterministic") {
   const Recording recording = read_recording(committed_space("stencil3d_r1"));
-  const auto model = model_score(recording);
+  const auto model = recorded_model_scores(recording);
+  REQUIRE(model);
   for (const auto& name : strategy_names()) {
     INFO(name);
     const auto strategy = make_strategy(name);
     const Budget budget{.evaluations = 80};
-    const auto first = indices(replay(recording.space, *strategy, budget, 7, &model));
+    const auto first = indices(replay(recording.space, *strategy, budget, 7, &*model));
     CHECK(first.size() == 80);
-    CHECK(first == indices(replay(recording.space, *strategy, budget, 7, &model)));
+    CHECK(first == indices(replay(recording.space, *strategy, budget, 7, &*model)));
     if (name != "exhaustive" && name != "model")  // these two ignore the seed by design
-      CHECK(first != indices(replay(recording.space, *strategy, budget, 8, &model)));
+      CHECK(first != indices(replay(recording.space, *strategy, budget, 8, &*model)));
   }
 }
 
@@ -89,8 +90,8 @@ TEST_CASE("The default strategy meets the target on the recorded spaces") {
     INFO(file.filename().string());
     const Recording recording = read_recording(file);
     REQUIRE_FALSE(recording.predicted_seconds.empty());
-    const auto model = model_score(recording);
-    const ReplaySummary summary = summarize(recording.space, *strategy, seeds(30), &model);
+    const auto model = recorded_model_scores(recording);
+    const ReplaySummary summary = summarize(recording.space, *strategy, seeds(30), &*model);
     near_optimal_runs += summary.near_optimal_fraction * static_cast<double>(summary.runs);
     runs += static_cast<double>(summary.runs);
     CHECK(summary.mean_score > 0.3);

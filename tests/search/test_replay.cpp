@@ -170,8 +170,9 @@ TEST_CASE("P(t) is 0 for random search on average and 1 at the optimum") {
 
 TEST_CASE("Summaries separate a perfect model from random search") {
   const RecordedSpace space = record(synthetic_space().enumerate());
-  std::vector<double> perfect;
-  for (const auto& time : space.time) perfect.push_back(time.value_or(1.0));
+  std::vector<double> times;
+  for (const auto& time : space.time) times.push_back(time.value_or(1.0));
+  const ModelScores perfect = listed_model_scores(times, true);
   const std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5, 6, 7, 8};
 
   const ReplaySummary model = summarize(space, *make_strategy("model"), seeds, &perfect);

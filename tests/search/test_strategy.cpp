@@ -14,21 +14,37 @@ using blocktune::testing::synthetic_space;
 
 namespace {
 
-const std::vector<Config>& candidates() {
-  static const std::vector<Config> configs = synthetic_space().enumerate();
-  return configs;
+const std::vector<Config>& configs() {
+  static const std::vector<Config> listed = synthetic_space().enumerate();
+  return listed;
 }
 
+const ListedCandidates& candidates() {
+  static const ListedCandidates listed(configs());
+  return listed;
+}
+
+Evaluation measure(std::uint64_t candidate) { return synthetic_measurement(configs()[candidate]); }
+
 // Scores equal to the true times: a perfect model. Failures rank last.
-std::vector<double> perfect_model() {
+std::vector<double> perfect_scores() {
   std::vector<double> scores;
-  for (const Config& config : candidates()) scores.push_back(synthetic_measurement(config).time.value_or(1.0));
+  for (const Config& config : configs()) scores.push_back(synthetic_measurement(config).time.value_or(1.0));
   return scores;
 }
 
-std::size_t optimum_index() {
-  const auto scores = perfect_model();
-  return static_cast<std::size_t>(std::min_element(scores.begin(), scores.end()) - scores.begin());
+ModelScores listed(std::vector<double> scores) {
+  return {[scores = std::move(scores)](std::uint64_t candidate) { return scores.at(candidate); }, true};
+}
+
+const ModelScores& perfect_model() {
+  static const ModelScores model = listed(perfect_scores());
+  return model;
+}
+
+std::uint64_t optimum_index() {
+  const auto scores = perfect_scores();
+  return static_cast<std::uint64_t>(std::min_element(scores.begin(), scores.end()) - scores.begin());
 }
 
 // Runs a strategy on the synthetic space, recording every call of the evaluator.
@@ -38,18 +54,17 @@ struct Observed {
 };
 
 Observed run(std::string_view name, const Budget& budget, std::uint64_t seed) {
-  static const std::vector<double> model = perfect_model();
   Observed observed;
-  const Evaluator evaluate = [&](const Config& config) {
-    observed.calls.push_back(config.to_string());
-    return synthetic_measurement(config);
+  const Evaluator evaluate = [&](std::uint64_t candidate) {
+    observed.calls.push_back(configs()[candidate].to_string());
+    return measure(candidate);
   };
-  observed.result = make_strategy(name)->run(candidates(), &model, evaluate, budget, seed);
+  observed.result = make_strategy(name)->run(candidates(), &perfect_model(), evaluate, budget, seed);
   return observed;
 }
 
-std::vector<std::size_t> indices(const SearchResult& result) {
-  std::vector<std::size_t> measured;
+std::vector<std::uint64_t> indices(const SearchResult& result) {
+  std::vector<std::uint64_t> measured;
   for (const auto& entry : result.history) measured.push_back(entry.first);
   return measured;
 }
@@ -74,7 +89,7 @@ TEST_CASE("Without a budget every strategy measures every candidate exactly once
     CHECK(measured.size() == candidates().size());
     CHECK(std::set(measured.begin(), measured.end()).size() == candidates().size());
     REQUIRE(observed.calls.size() == measured.size());
-    for (std::size_t i = 0; i < measured.size(); ++i) CHECK(observed.calls[i] == candidates()[measured[i]].to_string());
+    for (std::size_t i = 0; i < measured.size(); ++i) CHECK(observed.calls[i] == configs()[measured[i]].to_string());
     CHECK(observed.result.best == optimum_index());
   }
 }
@@ -109,25 +124,25 @@ TEST_CASE("Strategies stay within every kind of budget") {
 
 TEST_CASE("Failed configurations count against the budget and do not stop the search") {
   // Every other candidate fails: the budget is spent on both kinds.
-  const Evaluator half_fail = [](const Config& config) {
+  const Evaluator half_fail = [](std::uint64_t candidate) {
+    const Config& config = configs()[candidate];
     const bool fails = (config.get_int("block_x") + config.get_int("block_y") + config.get_int("unroll")) % 2 == 1;
     return fails ? Evaluation{std::nullopt, 1.0} : synthetic_measurement(config);
   };
-  const Evaluator all_fail = [](const Config&) { return Evaluation{std::nullopt, 1.0}; };
-  const auto model = perfect_model();
+  const Evaluator all_fail = [](std::uint64_t) { return Evaluation{std::nullopt, 1.0}; };
   for (const auto& name : strategy_names()) {
     INFO(name);
     const auto strategy = make_strategy(name);
-    const auto result = strategy->run(candidates(), &model, half_fail, {.evaluations = 50}, 3);
+    const auto result = strategy->run(candidates(), &perfect_model(), half_fail, {.evaluations = 50}, 3);
     CHECK(result.history.size() == 50);
     const auto failures = std::count_if(result.history.begin(), result.history.end(),
                                         [](const auto& entry) { return !entry.second.time; });
     CHECK(failures > 0);
     REQUIRE(result.best.has_value());
     for (const auto& [index, evaluation] : result.history)
-      if (evaluation.time) CHECK(*evaluation.time >= *half_fail(candidates()[*result.best]).time);
+      if (evaluation.time) CHECK(*evaluation.time >= *half_fail(*result.best).time);
 
-    const auto hopeless = strategy->run(candidates(), &model, all_fail, {}, 3);
+    const auto hopeless = strategy->run(candidates(), &perfect_model(), all_fail, {}, 3);
     CHECK(hopeless.history.size() == candidates().size());
     CHECK_FALSE(hopeless.best.has_value());
   }
@@ -135,7 +150,7 @@ TEST_CASE("Failed configurations count against the budget and do not stop the se
 
 TEST_CASE("Exhaustive search measures the candidates in list order") {
   const auto measured = indices(run("exhaustive", {.evaluations = 5}, 9).result);
-  CHECK(measured == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  CHECK(measured == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
 }
 
 TEST_CASE("The model strategy with a perfect model measures the optimum first") {
@@ -149,7 +164,7 @@ TEST_CASE("The model strategy refines around the best when the model is wrong ab
   // The model ranks by everything except the variant, which it gets backwards:
   // its favourites are "plain", and the optimum ("vec4") is two steps away.
   std::vector<double> misled;
-  for (const Config& config : candidates()) {
+  for (const Config& config : configs()) {
     Config flipped = config;
     const std::string& variant = std::get<std::string>(config.at("variant"));
     const char* opposite = variant == "plain" ? "vec4" : variant == "vec4" ? "plain" : "vec2";
@@ -157,49 +172,56 @@ TEST_CASE("The model strategy refines around the best when the model is wrong ab
     entries.back().second = std::string(opposite);
     misled.push_back(synthetic_measurement(Config(entries)).time.value_or(1.0));
   }
-  const Evaluator evaluate = synthetic_measurement;
-  const auto result = make_strategy("model")->run(candidates(), &misled, evaluate, {.evaluations = 12}, 0);
+  const ModelScores model = listed(misled);
+  const auto result = make_strategy("model")->run(candidates(), &model, measure, {.evaluations = 12}, 0);
   CHECK(result.best == optimum_index());
 }
 
 TEST_CASE("Model scores are checked") {
-  const Evaluator evaluate = synthetic_measurement;
-  const std::vector<double> too_few(3, 1.0);
-  CHECK_THROWS_WITH(make_strategy("model")->run(candidates(), nullptr, evaluate, {}, 0),
+  CHECK_THROWS_WITH(make_strategy("model")->run(candidates(), nullptr, measure, {}, 0),
                     Catch::Contains("needs model scores"));
-  CHECK_THROWS_WITH(make_strategy("random")->run(candidates(), &too_few, evaluate, {}, 0),
-                    Catch::Contains("3 model scores for 264 candidates"));
-  std::vector<double> not_finite(candidates().size(), 1.0);
+  std::vector<double> not_finite(configs().size(), 1.0);
   not_finite[7] = std::nan("");
-  CHECK_THROWS_WITH(make_strategy("bandit")->run(candidates(), &not_finite, evaluate, {}, 0),
-                    Catch::Contains("finite"));
+  const ModelScores broken = listed(not_finite);
+  int calls = 0;
+  const Evaluator counted = [&](std::uint64_t candidate) {
+    ++calls;
+    return measure(candidate);
+  };
+  // On a space this small every score is asked for before anything is proposed.
+  CHECK_THROWS_WITH(make_strategy("bandit")->run(candidates(), &broken, counted, {}, 0),
+                    Catch::Contains("candidate 7") && Catch::Contains("finite"));
+  CHECK(calls == 0);
+  std::vector<double> negative(configs().size(), 1.0);
+  negative[3] = -1;
+  const ModelScores not_times = listed(negative);
+  CHECK_THROWS_WITH(make_strategy("surrogate")->run(candidates(), &not_times, counted, {}, 0),
+                    Catch::Contains("candidate 3") && Catch::Contains("positive times"));
+  CHECK(calls == 0);
 }
 
-TEST_CASE("Strategies that move through neighbours need consistent candidates") {
-  const std::vector<Config> mixed{Config::parse("a=1,b=2"), Config::parse("a=2,c=2")};
-  int calls = 0;
-  const Evaluator evaluate = [&](const Config&) {
-    ++calls;
-    return Evaluation{1.0, 1.0};
-  };
-  CHECK_THROWS_WITH(make_strategy("annealing")->run(mixed, nullptr, evaluate, {}, 0),
-                    Catch::Contains("do not name the same parameters"));
-  CHECK(calls == 0);
-  CHECK(make_strategy("random")->run(mixed, nullptr, evaluate, {}, 0).history.size() == 2);
+TEST_CASE("Listed candidates must name the same parameters, once each") {
+  CHECK_THROWS_WITH(ListedCandidates({Config::parse("a=1,b=2"), Config::parse("a=2,c=2")}),
+                    Catch::Contains("do not name the same parameters") && Catch::Contains("a=2,c=2"));
+  CHECK_THROWS_WITH(ListedCandidates({Config::parse("a=1,b=2"), Config::parse("a=2,b=2"), Config::parse("a=1,b=2")}),
+                    Catch::Contains("'a=1,b=2' is listed twice"));
 }
 
 TEST_CASE("Strategies handle empty and single-candidate lists") {
-  const Evaluator evaluate = synthetic_measurement;
-  const std::vector<Config> none;
-  const std::vector<Config> one{candidates().front()};
-  const std::vector<double> no_scores, one_score{0.5};
+  const ListedCandidates none({});
+  const ListedCandidates one({configs().front()});
+  const ModelScores one_score = listed({0.5});
+  const Evaluator evaluate = [](std::uint64_t candidate) {
+    CHECK(candidate == 0);
+    return measure(0);
+  };
   for (const auto& name : strategy_names()) {
     INFO(name);
     const auto strategy = make_strategy(name);
-    CHECK(strategy->run(none, &no_scores, evaluate, {}, 0).history.empty());
+    CHECK(strategy->run(none, &one_score, evaluate, {}, 0).history.empty());
     const auto single = strategy->run(one, &one_score, evaluate, {}, 0);
     CHECK(single.history.size() == 1);
-    CHECK(single.best == std::size_t{0});
+    CHECK(single.best == std::uint64_t{0});
   }
 }
 
@@ -210,7 +232,7 @@ TEST_CASE("Guided strategies beat random search on a smooth landscape") {
     double total = 0;
     for (std::uint64_t seed = 0; seed < 20; ++seed) {
       const Observed observed = run(name, {.fraction = 0.25}, seed);
-      total += *synthetic_measurement(candidates()[*observed.result.best]).time;
+      total += *measure(*observed.result.best).time;
     }
     return total / 20;
   };

@@ -6,8 +6,9 @@
 //   const auto contents = blocktune::read_database(file);
 //   const auto recording = blocktune::recordings_from_database(contents, {.kernel = "stencil3d_r1"}).front();
 //   blocktune::write_recording("stencil3d_r1.csv.gz", recording);  // read_recording reads it back
-//   const auto scores = blocktune::occupancy_model_score(recording);
-//   const auto summary = blocktune::summarize(recording.space, *blocktune::make_strategy("surrogate"), seeds, &scores);
+//   const auto scores = blocktune::recorded_model_scores(recording);
+//   const auto summary = blocktune::summarize(recording.space, *blocktune::make_strategy("surrogate"), seeds,
+//                                             scores ? &*scores : nullptr);
 
 #include <blocktune/replay.hpp>
 #include <blocktune/store.hpp>
@@ -47,6 +48,9 @@ std::vector<double> occupancy_model_score(const Recording& recording);
 // The model scores the tuner would have had: the predicted times where the
 // recording has them, else the occupancy ranking, else none (empty).
 std::vector<double> model_score(const Recording& recording);
+// The same as a strategy takes them (times where they are predicted times);
+// nullopt where there are none.
+std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 
 // ---- Recorded-space files ----
 //

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,11 +35,16 @@ struct RecordedSpace {
 // closed the way Kernel Tuner does. Throws std::runtime_error naming the file.
 RecordedSpace load_kernel_tuner_cache(const std::filesystem::path& path);
 
-// Runs `strategy` on the recording: each measurement returns the recorded
-// result and costs its recorded cost on the simulated clock. Throws
-// std::invalid_argument where the vectors of `space` differ in length.
+// Model scores listed per candidate, candidate i's at scores[i]. Asking for
+// one past the end throws std::invalid_argument naming both counts.
+ModelScores listed_model_scores(std::vector<double> scores, bool are_times);
+
+// Runs `strategy` on the recording (candidate i is configs[i]): each
+// measurement returns the recorded result and costs its recorded cost on the
+// simulated clock. Throws std::invalid_argument where the vectors of `space`
+// differ in length or its configurations do not name the same parameters.
 SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,
-                    const std::vector<double>* model_score = nullptr);
+                    const ModelScores* model = nullptr);
 
 // The best time a search has found, as a step function of simulated time: a
 // measurement counts once its cost has been paid.
@@ -109,11 +115,14 @@ struct ReplaySummary {
   double mean_evaluations_to_near_optimal = 0;
 };
 
+// Called after every replayed measurement with the seeds done so far.
+using ReplayProgress = std::function<void(std::size_t seeds_done)>;
+
 // Replays `strategy` once per seed with the methodology's time budget (for
 // the score), once with `evaluation_fraction` of the evaluations (for
 // near-optimality) and once without a budget (for the evaluations it needs).
 ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, std::span<const std::uint64_t> seeds,
-                        const std::vector<double>* model_score = nullptr,
-                        double evaluation_fraction = kEvaluationFraction);
+                        const ModelScores* model = nullptr, double evaluation_fraction = kEvaluationFraction,
+                        const ReplayProgress& progress = {});
 
 }  // namespace blocktune

@@ -1,0 +1,309 @@
+// The surrogate strategy (strategy.hpp): Bayesian optimisation with a cheap
+// regression model, learned from the measurements.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <utility>
+
+#include "search_state.hpp"
+
+namespace blocktune::detail {
+
+namespace {
+
+// Ridge regression of log time on each parameter's value and each pair of
+// values (one-hot), which learns which values and combinations are fast,
+// updated after every measurement (recursive least squares).
+//
+// Given predicted times as model scores (the execution-time model's), it
+// starts from them: the regression learns the measurements' difference from
+// the model, and the model's favourite is measured first. It then measures a
+// few candidates that cover the values measured least; then proposes the
+// candidate with the lowest confidence bound (predicted time minus one
+// standard deviation) among those predicted fastest, so that values
+// it knows little about get their chance; now and then the predicted-fastest
+// neighbour of the best measured (to settle the details there), and now and
+// then a random candidate (a model only learns where it looks).
+//
+// It predicts the candidates of its pool (every candidate of a space searched
+// whole). Ranks that are not times (the occupancy ranking of older
+// recordings) are not used: on the recorded H100 stencil spaces it runs
+// against speed, and even as a learned feature it made the search worse
+// (bench/results/replay/README.md).
+class Surrogate final : public Technique {
+ public:
+  explicit Surrogate(Run& run) : run_(run), pool_(run.state, run.random) {
+    const CandidateSpace& space = run.state.space();
+    const std::size_t dimensions = space.dimensions();
+
+    // Feature 0 is the intercept; then one per value of each parameter; then,
+    // where that stays affordable, one per pair of values.
+    std::size_t features = 1;
+    value_offset_.resize(dimensions);
+    for (std::size_t p = 0; p < dimensions; ++p) {
+      value_offset_[p] = features;
+      features += space.extent(p);
+    }
+    const std::size_t value_features = features;
+    for (std::size_t p = 0; p < dimensions; ++p) {
+      for (std::size_t q = p + 1; q < dimensions; ++q) {
+        pair_offset_.push_back(features);
+        features += std::size_t{space.extent(p)} * space.extent(q);
+      }
+    }
+    if (features > kMaxFeatures) {
+      features = value_features;
+      pair_offset_.clear();
+    }
+    features_per_candidate_ = 1 + dimensions + pair_offset_.size();
+
+    // The prior: weights near zero, pairs more so than single values; the intercept is free.
+    feature_count_ = features;
+    weights_.assign(features, 0.0);
+    inverse_.assign(features * features, 0.0);
+    for (std::size_t f = 0; f < features; ++f) {
+      const double precision = f == 0 ? kInterceptPrecision : f < value_features ? kValuePrecision : kPairPrecision;
+      inverse_[f * features + f] = 1 / precision;
+    }
+    value_measurements_.assign(value_features, 0);
+
+    // Model scores that are predicted times are the prior: the regression
+    // learns how the measurements differ from the model, in log time,
+    // centred on the pool's mean. Scores that are only ranks (occupancy,
+    // where 0 ranks first) say nothing of how much faster, and are left out.
+    if (run.prior.are_times()) {
+      double mean = 0;
+      for (const std::uint64_t candidate : pool_.members()) mean += std::log(run.prior.score(candidate));
+      prior_mean_ = mean / static_cast<double>(std::max<std::size_t>(pool_.members().size(), 1));
+      has_prior_ = true;
+    }
+    rebuild();
+  }
+
+  std::optional<std::uint64_t> propose() override {
+    if (pool_.refill()) rebuild();
+    const auto chosen = choose();
+    if (chosen)
+      for (const std::uint32_t f : features_of(member(*chosen)).subspan(1, value_offset_.size())) ++value_measurements_[f];
+    return chosen;
+  }
+
+  void observe(std::uint64_t candidate) override {
+    // A failure is learned as the slowest time measured, once there is one.
+    if (const auto time = run_.state.time(candidate)) {
+      slowest_ = std::max(slowest_, std::log(*time));
+      learn(candidate, std::log(*time));
+      for (const std::uint64_t failed : std::exchange(failures_to_learn_, {})) learn(failed, slowest_);
+    } else if (learned_ == 0) {
+      failures_to_learn_.push_back(candidate);
+    } else {
+      learn(candidate, slowest_);
+    }
+  }
+
+  void refined(std::uint64_t candidate) override {
+    if (!has_prior_) return;
+    const std::size_t position = member(candidate);
+    const double prior = std::log(run_.prior.score(candidate)) - prior_mean_;
+    prediction_[position] += prior - prior_[position];
+    prior_[position] = prior;
+  }
+
+ private:
+  static constexpr std::size_t kMaxFeatures = 1000;  // each measurement costs features^2
+  static constexpr double kInterceptPrecision = 1e-6;
+  static constexpr double kValuePrecision = 1.0;  // in log time: a value may well make a kernel e times slower
+  static constexpr double kPairPrecision = 3.0;   // pairs matter less, and there are many
+  static constexpr std::uint64_t kStart = 5;      // measurements covering the values before the model leads
+  static constexpr double kExplore = 0.2;         // chance of a random candidate
+  static constexpr double kLocal = 0.4;           // chance of a neighbour of the best
+  static constexpr std::size_t kShortlist = 64;   // predicted fastest, of which the lowest bound is taken
+  // ... but at most this fraction of the space: on a space of a few hundred,
+  // 64 candidates would be half of it and the bound would only explore.
+  static constexpr double kShortlistFraction = 0.05;
+  static constexpr double kConfidence = 1.0;  // standard deviations below the prediction
+
+  std::optional<std::uint64_t> choose() {
+    const std::uint64_t proposals = run_.state.proposals();
+    if (proposals == 0 && has_prior_) return lowest_confidence_bound();  // the model's favourite
+    if (proposals < kStart) return least_measured_values();
+    if (run_.random.uniform() < kExplore) return run_.state.random_unproposed(run_.random);
+    if (run_.random.uniform() < kLocal && run_.state.best()) {
+      std::optional<std::pair<double, std::uint64_t>> favourite;
+      for (const std::uint64_t neighbour : run_.unproposed_neighbours(*run_.state.best())) {
+        const std::pair predicted(prediction_[member(neighbour)], neighbour);
+        if (!favourite || predicted < *favourite) favourite = predicted;
+      }
+      if (favourite) return favourite->second;
+    }
+    return lowest_confidence_bound();
+  }
+
+  // sum of values[f] over the features; four partial sums, because this is
+  // the search's innermost loop and one would wait on every addition.
+  static double sum_of(const std::vector<double>& values, std::span<const std::uint32_t> features) {
+    double sums[4] = {0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 4 <= features.size(); i += 4)
+      for (std::size_t lane = 0; lane < 4; ++lane) sums[lane] += values[features[i + lane]];
+    for (; i < features.size(); ++i) sums[0] += values[features[i]];
+    return (sums[0] + sums[1]) + (sums[2] + sums[3]);
+  }
+
+  std::span<const std::uint32_t> features_of(std::size_t position) const {
+    return std::span(features_).subspan(position * features_per_candidate_, features_per_candidate_);
+  }
+
+  // The candidate's position in the pool, with its features and prediction
+  // computed where it joins now.
+  std::size_t member(std::uint64_t candidate) {
+    const std::size_t position = pool_.position(candidate);
+    if (position == prediction_.size()) append(candidate);
+    return position;
+  }
+
+  // Recomputes every member's features and prediction from the weights, for
+  // a pool whose members changed.
+  void rebuild() {
+    features_.clear();
+    prior_.clear();
+    prediction_.clear();
+    variance_.clear();
+    for (const std::uint64_t candidate : pool_.members()) append(candidate);
+  }
+
+  void append(std::uint64_t candidate) {
+    const CandidateSpace& space = run_.state.space();
+    point_.resize(space.dimensions());
+    space.coordinates(candidate, point_);
+    const std::size_t first = features_.size();
+    features_.push_back(0);
+    for (std::size_t p = 0; p < point_.size(); ++p)
+      features_.push_back(static_cast<std::uint32_t>(value_offset_[p] + point_[p]));
+    if (!pair_offset_.empty()) {
+      for (std::size_t p = 0, pair = 0; p < point_.size(); ++p)
+        for (std::size_t q = p + 1; q < point_.size(); ++q, ++pair)
+          features_.push_back(
+              static_cast<std::uint32_t>(pair_offset_[pair] + std::size_t{point_[p]} * space.extent(q) + point_[q]));
+    }
+    const auto x = std::span(features_).subspan(first);
+    const double prior = has_prior_ ? std::log(run_.prior.score(candidate)) - prior_mean_ : 0.0;
+    prior_.push_back(prior);
+    prediction_.push_back(prior + sum_of(weights_, x));
+    double variance = 0;  // x' inverse x
+    for (const std::uint32_t f : x) variance += sum_of_row(f, x);
+    variance_.push_back(variance);
+  }
+
+  double sum_of_row(std::uint32_t row, std::span<const std::uint32_t> columns) const {
+    double sum = 0;
+    for (const std::uint32_t column : columns) sum += inverse_[row * feature_count_ + column];
+    return sum;
+  }
+
+  // The member not yet proposed whose values have been proposed least, at random among equals.
+  std::optional<std::uint64_t> least_measured_values() {
+    double best_rarity = -1;
+    std::optional<std::uint64_t> chosen;
+    std::size_t ties = 0;
+    const auto& members = pool_.members();
+    for (std::size_t position = 0; position < members.size(); ++position) {
+      if (run_.state.proposed(members[position])) continue;
+      double rarity = 0;
+      for (const std::uint32_t f : features_of(position).subspan(1, value_offset_.size()))
+        rarity += 1.0 / (1.0 + static_cast<double>(value_measurements_[f]));
+      if (rarity > best_rarity + 1e-9) {
+        best_rarity = rarity;
+        chosen = members[position];
+        ties = 1;
+      } else if (rarity > best_rarity - 1e-9 && run_.random.below(++ties) == 0) {
+        chosen = members[position];  // reservoir sampling: each of the equals with the same chance
+      }
+    }
+    return chosen;
+  }
+
+  // Of the shortlist of members predicted fastest, the one whose prediction
+  // minus kConfidence standard deviations is lowest.
+  std::optional<std::uint64_t> lowest_confidence_bound() {
+    shortlist_.clear();
+    const auto& members = pool_.members();
+    for (std::size_t position = 0; position < members.size(); ++position)
+      if (!run_.state.proposed(members[position])) shortlist_.emplace_back(prediction_[position], position);
+    if (shortlist_.empty()) return std::nullopt;
+    const auto fraction = static_cast<std::size_t>(kShortlistFraction * static_cast<double>(run_.state.size()));
+    const std::size_t size = std::min({kShortlist, std::max<std::size_t>(fraction, 1), shortlist_.size()});
+    std::nth_element(shortlist_.begin(), shortlist_.begin() + static_cast<std::ptrdiff_t>(size - 1), shortlist_.end());
+    shortlist_.resize(size);
+
+    // The residual spread of the measurements so far stands in for the noise.
+    const double noise = learned_ > 0 ? std::sqrt(squared_errors_ / static_cast<double>(learned_)) : 0.0;
+    std::optional<std::pair<double, std::size_t>> lowest;
+    for (const auto& [prediction, position] : shortlist_) {
+      const std::pair bound(prediction - kConfidence * noise * std::sqrt(std::max(variance_[position], 0.0)),
+                            members[position]);
+      if (!lowest || bound < *lowest) lowest = bound;
+    }
+    return lowest->second;
+  }
+
+  // Sherman-Morrison: the inverse of (X'X + prior) after one more row x, and
+  // with it every member's prediction and variance x' inverse x.
+  void learn(std::uint64_t candidate, double target) {
+    const std::size_t n = feature_count_;
+    const std::size_t position = member(candidate);
+    const auto x = features_of(position);
+    std::vector<double> u(n, 0.0);  // inverse * x; the inverse is symmetric, so rows serve as columns
+    for (const std::uint32_t f : x)
+      for (std::size_t i = 0; i < n; ++i) u[i] += inverse_[f * n + i];
+    double denominator = 1;
+    for (const std::uint32_t f : x) denominator += u[f];
+    for (std::size_t i = 0; i < n; ++i) {
+      const double scaled = u[i] / denominator;
+      double* row = &inverse_[i * n];
+      for (std::size_t j = 0; j < n; ++j) row[j] -= scaled * u[j];
+    }
+    // The weights move by u * error / denominator, so a member's prediction
+    // moves by (its x' u) * error / denominator, and its variance by -(x' u)^2 / denominator.
+    const double error = target - prediction_[position];
+    const double step = error / denominator, shrink = 1 / denominator;
+    for (std::size_t i = 0; i < n; ++i) weights_[i] += u[i] * step;
+    for (std::size_t other = 0; other < prediction_.size(); ++other) {
+      const double overlap = sum_of(u, features_of(other));
+      prediction_[other] += overlap * step;
+      variance_[other] -= overlap * overlap * shrink;
+    }
+    squared_errors_ += error * error;
+    ++learned_;
+  }
+
+  Run& run_;
+  CandidatePool pool_;
+  bool has_prior_ = false;  // predictions start from the model's predicted times
+  double prior_mean_ = 0;   // of the log predicted times of the first pool
+  std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
+  std::vector<std::size_t> pair_offset_;   // per pair of parameters, the feature of its first pair of values; empty without pairs
+  std::size_t features_per_candidate_ = 0;
+  std::size_t feature_count_ = 0;
+  std::vector<double> weights_;    // the regression's, feature_count_
+  std::vector<double> inverse_;    // of X'X + prior, feature_count_ squared
+  // Per pool member, by position:
+  std::vector<std::uint32_t> features_;  // features_per_candidate_ each
+  std::vector<double> prior_;            // the model's log time, centred; 0 without
+  std::vector<double> prediction_;       // log time
+  std::vector<double> variance_;         // x' inverse x, the prediction's variance over the noise's
+  std::vector<std::uint32_t> point_;     // reused by append()
+  std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_confidence_bound()
+  std::vector<std::size_t> value_measurements_;            // per value feature: proposals with that value
+  std::size_t learned_ = 0;
+  double squared_errors_ = 0;  // of each prediction just before its measurement was learned
+  double slowest_ = -std::numeric_limits<double>::infinity();  // log time
+  std::vector<std::uint64_t> failures_to_learn_;
+};
+
+}  // namespace
+
+std::unique_ptr<Technique> make_surrogate(Run& run) { return std::make_unique<Surrogate>(run); }
+
+}  // namespace blocktune::detail
