@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <string>
 #include <string_view>
@@ -135,11 +137,15 @@ ALTER TABLE trials ADD COLUMN predicted_ms REAL CHECK (predicted_ms > 0);
 // 3 -> 4: the outcome 'compile_timeout'. SQLite cannot change a CHECK
 // constraint in place, so the trials table is rebuilt from its own stored
 // definition with the longer list (foreign keys are off meanwhile: see migrate).
+std::string table_definition(const sqlite::Connection& db, std::string_view table) {
+  auto definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  auto row = definition.query(table);
+  if (!row.next()) throw StoreError(sqlite::quoted(db.path()) + fmt::format(": it has no table '{}'", table));
+  return std::string(row.text(0));
+}  // the statement ends here: a table it read cannot be dropped while it is open
+
 void add_compile_timeout_outcome(const sqlite::Connection& db) {
-  auto definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'trials'");
-  auto row = definition.query();
-  row.next();
-  std::string sql(row.text(0));
+  std::string sql = table_definition(db, "trials");
   constexpr std::string_view last_outcome = "'pruned_by_occupancy')";
   const auto at = sql.find(last_outcome);
   const auto name = sql.find("trials");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -182,18 +183,22 @@ class CompilePool::Impl {
       slot.started = Clock::now();
       slot.job = std::move(job);
     } catch (const std::exception& error) {
-      job.promise.set_value(failed(fmt::format("cannot compile in a worker process: {}", error.what())));
-      retire(slot);
+      slot.job = std::move(job);
+      retire(slot, failed(fmt::format("cannot compile in a worker process: {}", error.what())));
     }
   }
 
-  void retire(Slot& slot) {
+  // Stops the slot's worker, then gives its job `outcome`: whoever waits for
+  // the job sees the worker already replaced.
+  void retire(Slot& slot, CompiledVariant outcome) {
     if (slot.process) {
       slot.process->kill_now();
       slot.process.reset();
       ++restarts_;
     }
+    std::optional<Job> job = std::move(slot.job);
     slot.job.reset();
+    if (job) job->promise.set_value(std::move(outcome));
   }
 
   void wait_for_workers() {
@@ -219,10 +224,9 @@ class CompilePool::Impl {
     if (!options_.timeout_seconds) return;
     for (Slot& slot : slots_) {
       if (!slot.job || std::chrono::duration<double>(Clock::now() - slot.started).count() < *options_.timeout_seconds) continue;
-      slot.job->promise.set_value(failed(fmt::format("did not compile within {:g} s (--compile-timeout); its compile worker was stopped",
-                                                     *options_.timeout_seconds),
-                                         true));
-      retire(slot);
+      retire(slot, failed(fmt::format("did not compile within {:g} s (--compile-timeout); its compile worker was stopped",
+                                      *options_.timeout_seconds),
+                          true));
     }
   }
 
@@ -235,19 +239,14 @@ class CompilePool::Impl {
         slot.job->promise.set_value(variant_from(reply));
         slot.job.reset();
       } catch (const std::exception& error) {
-        slot.job->promise.set_value(failed(fmt::format("the compile worker said something unexpected: {}", error.what())));
-        retire(slot);
+        retire(slot, failed(fmt::format("the compile worker said something unexpected: {}", error.what())));
       }
       return;
     }
     if (open) return;
     // The compiler itself crashed (NVRTC on some inputs): that configuration fails, the run goes on.
     const int status = slot.process->stop();
-    slot.job->promise.set_value(failed(fmt::format("the compiler's worker process {} while compiling this configuration",
-                                                   detail::describe_exit(status))));
-    slot.process.reset();
-    ++restarts_;
-    slot.job.reset();
+    retire(slot, failed(fmt::format("the compiler's worker process {} while compiling this configuration", detail::describe_exit(status))));
   }
 
   // Without the worker program: threads of this process, no time limit.
@@ -277,7 +276,7 @@ class CompilePool::Impl {
   bool stopping_ = false;
   int wake_[2] = {-1, -1};
   std::vector<Slot> slots_;
-  std::size_t restarts_ = 0;
+  std::atomic<std::size_t> restarts_ = 0;
   std::vector<std::jthread> threads_;
   std::jthread dispatcher_;
 };

@@ -260,8 +260,11 @@ Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const 
     }
     if (compiling.empty()) break;
     auto& [entry, variant] = compiling.front();
-    while (variant.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready)
+    while (variant.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready && plan.stopped.empty()) {
       if (seconds_since(last_report) >= 1) report("compiling", static_cast<double>(done), static_cast<double>(indices.size())), last_report = Clock::now();
+      plan.stopped = out_of_time();
+    }
+    if (!plan.stopped.empty()) break;  // the pool stops what is still compiling
     entry.variant = variant.get();
     entry.occupancy = entry.variant.ok ? occupancy_of(entry.resolved, entry.variant.usage, device) : Occupancy{};
     plan.entries.push_back(std::move(entry));
