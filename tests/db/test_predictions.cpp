@@ -145,7 +145,7 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
     predicted.predicted_ms = 0.42;
     store.add_trial(1, 1, 1, predicted);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 3);
+  CHECK(query_int(file, "PRAGMA user_version") == 4);  // and on to the current version
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
@@ -153,4 +153,32 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
   CHECK(check_database(file).ok());
   CHECK(exported(file).find("\"predicted_ms\":0.42") != std::string::npos);
   CHECK(exported(merged).find("\"predicted_ms\":0") == std::string::npos);  // as read from version 2
+}
+
+TEST_CASE("a version 3 database is read as it is, and accepts compile timeouts once a store opens it") {
+  TempDir dir;
+  const auto file = version_2_database(dir);
+  exec(file, "ALTER TABLE trials ADD COLUMN predicted_ms REAL CHECK (predicted_ms > 0); PRAGMA user_version = 3;");
+  const auto before = read_file(file);
+  CHECK(TuningDatabase::open(file).best("stencil3d_r1", {std::string(h200_uuid), "", 9, 0, 132}, {{512, 512, 512}})
+            .match == MatchKind::exact);
+  CHECK(read_file(file) == before);
+
+  // The trials table is rebuilt with the longer list of outcomes, every row and reference kept.
+  const std::int64_t winners = query_int(file, "SELECT count(*) FROM winners");
+  {
+    Store store = Store::open(file);
+    TrialRecord timed_out = store.trials(1, 1, 1).front();
+    timed_out.config = "block_x=1024,block_y=1,block_z=1,strategy=BASE,z_per_thread=99,carveout=-1";
+    timed_out.outcome = Outcome::compile_timeout;
+    timed_out.message = "did not compile within 300 s (--compile-timeout)";
+    store.add_trial(1, 1, 1, timed_out);
+  }
+  CHECK(query_int(file, "PRAGMA user_version") == 4);
+  CHECK(query_int(file, "SELECT count(*) FROM trials") == 3841);
+  CHECK(query_int(file, "SELECT count(*) FROM trials WHERE outcome = 'compile_timeout'") == 1);
+  CHECK(query_int(file, "SELECT count(*) FROM winners") == winners);
+  CHECK(check_database(file).ok());
+  CHECK(TuningDatabase::open(file).best("stencil3d_r1", {std::string(h200_uuid), "", 9, 0, 132}, {{512, 512, 512}})
+            .match == MatchKind::exact);
 }
