@@ -123,6 +123,18 @@ class Canvas {
             content);
   }
 
+  // Text with a white outline under it, readable where a line crosses it.
+  void haloed_text(double x, double y, std::string_view content) {
+    element("text",
+            {{"x", number(x)},
+             {"y", number(y)},
+             {"fill", "#222"},
+             {"stroke", "#fff"},
+             {"stroke-width", "3"},
+             {"paint-order", "stroke"}},
+            content);
+  }
+
   void monospace_text(double x, double y, std::string_view content, std::string_view anchor) {
     element("text",
             {{"x", number(x)},
@@ -536,11 +548,13 @@ std::string render(const Bars& chart) {
   x_axis(canvas, x, plot, chart.value_label);
   legend(canvas, legend_series, key);
 
-  double y = plot.top;
+  std::vector<double> rows;  // the top of each bar's row
+  for (std::size_t i = 0; i < chart.bars.size(); ++i)
+    rows.push_back((rows.empty() ? plot.top : rows.back() + row_height) +
+                   (chart.bars[i].group_start && i > 0 ? group_gap : 0));
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const auto& bar = chart.bars[i];
-    if (bar.group_start && i > 0) y += group_gap;
-    const double bar_top = y + (row_height - bar_height) / 2;
+    const double bar_top = rows[i] + (row_height - bar_height) / 2;
     canvas.rect(plot.left, bar_top, x(bar.value) - plot.left, bar_height, category_color(bar.series), bar.tooltip);
     if (bar.highlight)
       canvas.element("rect", {{"x", number(plot.left)},
@@ -550,11 +564,13 @@ std::string render(const Bars& chart) {
                               {"fill", "none"},
                               {"stroke", "#000"},
                               {"stroke-width", "2"}});
-    canvas.monospace_text(plot.left - 6, y + row_height / 2 + 4, bar.label, "end");
-    canvas.text(x(bar.value) + 4, y + row_height / 2 + 4, bar.text);
-    y += row_height;
   }
   markers(canvas, plot, chart.markers, marker_labels);
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {  // over the marker lines, which may cross them
+    const double baseline = rows[i] + row_height / 2 + 4;
+    canvas.monospace_text(plot.left - 6, baseline, chart.bars[i].label, "end");
+    canvas.haloed_text(x(chart.bars[i].value) + 4, baseline, chart.bars[i].text);
+  }
   return std::move(canvas).finish();
 }
 
