@@ -210,7 +210,8 @@ LegendLayout legend_layout(const std::vector<std::string>& series, double left, 
   if (series.empty()) return layout;
   double entry = 0;
   for (const auto& name : series) entry = std::max(entry, swatch_size + swatch_gap + text_width(name));
-  const auto columns = static_cast<std::size_t>(std::max(1.0, std::floor((width + legend_entry_gap) / (entry + legend_entry_gap))));
+  const auto columns =
+      static_cast<std::size_t>(std::max(1.0, std::floor((width + legend_entry_gap) / (entry + legend_entry_gap))));
   const std::size_t used = std::min(columns, series.size());
   for (std::size_t i = 0; i < series.size(); ++i)
     layout.entries.emplace_back(left + static_cast<double>(i % columns) * (entry + legend_entry_gap),
@@ -245,7 +246,9 @@ std::vector<MarkerLabel> place_marker_labels(const LinearScale& scale, const Plo
   std::vector<MarkerLabel> labels;
   for (const auto& mark : marks) {
     const double x = scale(mark.value), width = text_width(mark.label);
-    const auto span = [&](bool before) { return before ? std::pair{x - 3 - width, x - 3} : std::pair{x + 3, x + 3 + width}; };
+    const auto span = [&](bool before) {
+      return before ? std::pair{x - 3 - width, x - 3} : std::pair{x + 3, x + 3 + width};
+    };
     const auto fits = [&](bool before, const std::vector<std::pair<double, double>>& row) {
       const auto [from, to] = span(before);
       return from >= 0 && to <= chart_width && std::ranges::none_of(row, [&](const auto& other) {

@@ -55,7 +55,8 @@ inline std::string unescaped(std::string text) {
 inline std::vector<ChartLayout> chart_layouts(std::string_view html) {
   static const std::regex svg_tag(R"re(^<svg class="chart" data-chart="([a-z]+)" viewBox="0 0 ([0-9.]+) ([0-9.]+)")re");
   static const std::regex label_tag(
-      R"re(^<text class="([a-z]+)" x="([-0-9.]+)" y="([-0-9.]+)" text-anchor="(start|middle|end)"[^>]*>([^<]*)</text>)re");
+      R"re(^<text class="([a-z]+)" x="([-0-9.]+)" y="([-0-9.]+)" text-anchor="(start|middle|end)")re"
+      R"re([^>]*>([^<]*)</text>)re");
   static const std::regex line_tag(R"re(^<line x1="[-0-9.]+" y1="([-0-9.]+)" x2="[-0-9.]+" y2="([-0-9.]+)")re");
   constexpr double swatch = 14;  // a legend swatch and its gap, left of the name
   constexpr double ascent = 0.93 * svg::font_size, descent = 0.24 * svg::font_size;

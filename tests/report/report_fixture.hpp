@@ -36,7 +36,8 @@ inline constexpr std::string_view synthetic_uuid = "GPU-00000000-0000-0000-0000-
 // 4533 configurations timed and 19767 rejected by a constraint, among other
 // kernels and sizes.
 inline std::filesystem::path h100_study_database(const std::filesystem::path& target) {
-  const auto committed = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "../../bench/results/stencil/h100-r12-shapes.db.gz";
+  const auto committed =
+      std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "../../bench/results/stencil/h100-r12-shapes.db.gz";
   detail::write_text_file(target, detail::read_text_file(committed), false);
   return target;
 }

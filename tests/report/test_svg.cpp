@@ -106,7 +106,8 @@ void check_layout(const std::string& svg) {
     INFO(chart.labels[i].role << " '" << chart.labels[i].text << "' in a chart " << chart.width << " wide");
     CHECK(chart.contains(chart.labels[i].box));
     CHECK(chart.labels[i].box.bottom <= chart.plot_top);
-    for (std::size_t j = i + 1; j < chart.labels.size(); ++j) CHECK_FALSE(chart.labels[i].box.overlaps(chart.labels[j].box));
+    for (std::size_t j = i + 1; j < chart.labels.size(); ++j)
+      CHECK_FALSE(chart.labels[i].box.overlaps(chart.labels[j].box));
   }
 }
 
