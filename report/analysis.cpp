@@ -252,6 +252,19 @@ std::string winner_verdict(const Session& session, const TrialRecord& winner) {
   return fmt::format("{}", fmt::join(sentences, " "));
 }
 
+std::size_t total(const std::map<Outcome, std::size_t>& counts) {
+  std::size_t sum = 0;
+  for (const auto& [outcome, count] : counts) sum += count;
+  return sum;
+}
+
+// "4533 ok, 3 wrong_result"
+std::string by_outcome(const std::map<Outcome, std::size_t>& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [outcome, count] : counts) parts.push_back(fmt::format("{} {}", count, to_string(outcome)));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 Parameters parse_config(std::string_view config) {
@@ -522,6 +535,45 @@ std::string to_text(const Explanation& e) {
   std::string text = fmt::format("{}\n  {}\n", e.heading, e.config);
   for (const auto& [label, value] : e.facts) text += fmt::format("  {:<{}}  {}", label, width, wrap(value, width + 4));
   return text + fmt::format("  {:<{}}  {}", verdict_label, width, wrap(e.verdict, width + 4));
+}
+
+bool ran_on_gpu(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::ok:
+    case Outcome::launch_error:
+    case Outcome::runtime_fault:
+    case Outcome::timeout:
+    case Outcome::wrong_result:
+      return true;
+    case Outcome::compile_error:
+    case Outcome::rejected_by_constraint:
+    case Outcome::pruned_by_occupancy:
+      return false;
+  }
+  return false;
+}
+
+void TrialCounts::add(const TrialRecord& trial) {
+  if (!ran_on_gpu(trial.outcome)) {
+    ++not_run[trial.outcome];
+    return;
+  }
+  first_run = ran.empty() ? trial.timestamp : std::min(first_run, trial.timestamp);
+  last_run = ran.empty() ? trial.timestamp : std::max(last_run, trial.timestamp);
+  ++ran[trial.outcome];
+}
+
+std::size_t TrialCounts::ran_total() const { return total(ran); }
+std::size_t TrialCounts::not_run_total() const { return total(not_run); }
+
+std::string TrialCounts::text(std::string_view during) const {
+  std::string text = ran.empty() ? "No configuration ran on the GPU."
+                                 : fmt::format("{} configuration{} ran on the GPU{}: {}.", ran_total(),
+                                               ran_total() == 1 ? "" : "s", during, by_outcome(ran));
+  if (!not_run.empty())
+    text += fmt::format(" {} {} not run: {}.", not_run_total(), not_run_total() == 1 ? "was" : "were",
+                        by_outcome(not_run));
+  return text;
 }
 
 std::string predicted_ms_text(const TrialRecord& trial) {

@@ -4,6 +4,8 @@
 
 #include <blocktune/report.hpp>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -96,6 +98,24 @@ struct Explanation {
 };
 Explanation explain_trial(const Session& session, const TrialRecord& trial);
 std::string to_text(const Explanation& explanation);  // for the terminal
+
+// Whether a trial's configuration ran on the GPU: it was timed, or failed
+// there (launch error, fault, timeout, wrong result). Configurations rejected
+// by a constraint or by occupancy, or that did not compile, never reached it.
+bool ran_on_gpu(Outcome outcome);
+
+// Trials counted by outcome, for the headers of reports: those that ran on the
+// GPU apart from those that were not run.
+struct TrialCounts {
+  std::map<Outcome, std::size_t> ran, not_run;
+  std::int64_t first_run = 0, last_run = 0;  // timestamps of the trials that ran
+
+  void add(const TrialRecord& trial);
+  std::size_t ran_total() const;
+  std::size_t not_run_total() const;
+  // "4533 configurations ran on the GPU{during}: 4533 ok. 19767 were not run: 19767 rejected_by_constraint."
+  std::string text(std::string_view during = {}) const;
+};
 
 // A trial's predicted time for tables, as its median is shown: "0.3912", or "-" without one.
 std::string predicted_ms_text(const TrialRecord& trial);

@@ -247,20 +247,17 @@ std::string top_table(const Session& s) {
 
 std::string session_section(const Session& s, std::size_t index) {
   const auto& d = *s.device;
-  std::map<Outcome, int> outcomes;
-  for (const auto& t : s.trials()) ++outcomes[t.outcome];
-  std::string counts;
-  for (const auto& [outcome, count] : outcomes)
-    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, to_string(outcome));
+  TrialCounts counts;
+  for (const auto& t : s.trials()) counts.add(t);
   std::string html =
       fmt::format("<section class=\"session\" id=\"{}\"><h2>{}</h2>\n", anchor(index), escape(s.title()));
   html += fmt::format(
       "<p class=\"muted\">{} <code>{}</code>: compute capability {}.{}, {} SMs, {:.0f} GiB{}. Kernel source {}. "
-      "{} configurations tried: {}.</p>\n",
+      "{}</p>\n",
       escape(d.name), escape(d.uuid), d.cc_major, d.cc_minor, d.sm_count,
       static_cast<double>(d.memory_bytes) / (1 << 30),
       s.copy_bandwidth ? fmt::format(", device-to-device copy {:.0f} GB/s", s.copy_bandwidth->value) : "",
-      escape(s.kernel->source_hash), s.trials().size(), escape(counts));
+      escape(s.kernel->source_hash), escape(counts.text()));
   if (!s.winner()) return html + "<p>No configuration ran correctly: nothing to chart.</p></section>\n";
 
   html += explanation_html(explain_trial(s, *s.winner()));
@@ -338,20 +335,16 @@ std::string cross_device_section(const CrossDevice& group) {
 std::string render_html(const std::vector<Session>& sessions) {
   const std::string title = sessions.size() == 1 ? "blocktune report: " + sessions.front().title()
                                                  : fmt::format("blocktune report: {} tuning sessions", sessions.size());
-  std::int64_t first = INT64_MAX, last = 0;
-  std::size_t trials = 0;
-  for (const Session& s : sessions) {
-    trials += s.trials().size();
-    for (const auto& t : s.trials()) {
-      first = std::min(first, t.timestamp);
-      last = std::max(last, t.timestamp);
-    }
-  }
+  TrialCounts counts;
+  for (const Session& s : sessions)
+    for (const auto& t : s.trials()) counts.add(t);
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{}</style></head><body>\n"
-      "<header><h1>{}</h1><p class=\"muted\">{} trials measured from {} to {}; made by blocktune {}.</p>\n",
-      escape(title), style, escape(title), trials, utc_time(first), utc_time(last), BLOCKTUNE_VERSION);
+      "<header><h1>{}</h1><p class=\"muted\">{} Made by blocktune {}.</p>\n",
+      escape(title), style, escape(title),
+      escape(counts.text(fmt::format(" from {} to {}", utc_time(counts.first_run), utc_time(counts.last_run)))),
+      BLOCKTUNE_VERSION);
   const auto groups = cross_device_groups(sessions);
   if (sessions.size() > 1 || !groups.empty()) {
     html += "<nav><ul>";

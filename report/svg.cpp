@@ -12,17 +12,21 @@
 namespace blocktune::svg {
 namespace {
 
-constexpr double font_size = 11;
-constexpr double char_width = 6.7;  // of the 11 px monospace font: label widths are estimated, not measured
+constexpr double monospace_char_width = 6.7;  // DejaVu Sans Mono at 11 px
 constexpr int axis_ticks = 6;
 constexpr std::string_view grid_color = "#e4e4e4";
 constexpr std::string_view axis_color = "#666";
 
-double text_width(std::string_view text) { return static_cast<double>(text.size()) * char_width; }
+// Characters of a UTF-8 string: continuation bytes do not count.
+bool starts_character(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
-double widest(const std::vector<std::string>& texts) {
+double monospace_width(std::string_view text) {
+  return static_cast<double>(std::ranges::count_if(text, starts_character)) * monospace_char_width;
+}
+
+double widest_monospace(const std::vector<std::string>& texts) {
   double width = 0;
-  for (const auto& text : texts) width = std::max(width, text_width(text));
+  for (const auto& text : texts) width = std::max(width, monospace_width(text));
   return width;
 }
 
@@ -106,6 +110,31 @@ class Canvas {
             content);
   }
 
+  // Text that layouts keep clear of other labels; `role` ("legend", "marker")
+  // becomes its class, for tests that check the layout.
+  void label(double x, double y, std::string_view content, std::string_view anchor, std::string_view fill,
+             std::string_view role) {
+    element("text",
+            {{"class", std::string(role)},
+             {"x", number(x)},
+             {"y", number(y)},
+             {"text-anchor", std::string(anchor)},
+             {"fill", std::string(fill)}},
+            content);
+  }
+
+  // Text with a white outline under it, readable where a line crosses it.
+  void haloed_text(double x, double y, std::string_view content) {
+    element("text",
+            {{"x", number(x)},
+             {"y", number(y)},
+             {"fill", "#222"},
+             {"stroke", "#fff"},
+             {"stroke-width", "3"},
+             {"paint-order", "stroke"}},
+            content);
+  }
+
   void monospace_text(double x, double y, std::string_view content, std::string_view anchor) {
     element("text",
             {{"x", number(x)},
@@ -158,24 +187,107 @@ void y_axis(Canvas& canvas, const LinearScale& scale, const Plot& plot, std::str
   canvas.vertical_text(plot.left - 46, plot.top + plot.height / 2, label);
 }
 
-// Colour swatches and names in one row, starting at (x, y).
-void legend(Canvas& canvas, const std::vector<std::string>& series, double x, double y) {
+constexpr double header_top = 4;  // above the legend's first row
+constexpr double legend_row_height = 16, swatch_size = 10, swatch_gap = 4, legend_entry_gap = 18;
+constexpr double marker_row_height = 14, marker_label_gap = 6;
+
+// The plot's top, below the legend and the rows of marker labels.
+double plot_top(double legend_height, int marker_rows) {
+  return header_top + legend_height + marker_row_height * marker_rows + 10;
+}
+
+// Where each legend entry goes: a grid of as many columns as fit in `width`
+// from `left`, each as wide as the widest entry, filled row by row. A name
+// too wide for `width` gets a column of its own, and `right` tells the chart
+// to grow to hold it.
+struct LegendLayout {
+  std::vector<std::pair<double, double>> entries;  // left and top of each
+  double right = 0, height = 0;
+};
+
+LegendLayout legend_layout(const std::vector<std::string>& series, double left, double width) {
+  LegendLayout layout;
+  if (series.empty()) return layout;
+  double entry = 0;
+  for (const auto& name : series) entry = std::max(entry, swatch_size + swatch_gap + text_width(name));
+  const auto columns =
+      static_cast<std::size_t>(std::max(1.0, std::floor((width + legend_entry_gap) / (entry + legend_entry_gap))));
+  const std::size_t used = std::min(columns, series.size());
+  for (std::size_t i = 0; i < series.size(); ++i)
+    layout.entries.emplace_back(left + static_cast<double>(i % columns) * (entry + legend_entry_gap),
+                                header_top + static_cast<double>(i / columns) * legend_row_height);
+  layout.right = left + static_cast<double>(used) * (entry + legend_entry_gap) - legend_entry_gap;
+  layout.height = static_cast<double>((series.size() + columns - 1) / columns) * legend_row_height;
+  return layout;
+}
+
+// Colour swatches and names where the layout put them.
+void legend(Canvas& canvas, const std::vector<std::string>& series, const LegendLayout& layout) {
   for (std::size_t i = 0; i < series.size(); ++i) {
-    canvas.rect(x, y - 9, 10, 10, category_color(i));
-    canvas.text(x + 14, y, series[i]);
-    x += 14 + text_width(series[i]) + 18;
+    const auto [x, y] = layout.entries[i];
+    canvas.rect(x, y + 1, swatch_size, swatch_size, category_color(i));
+    canvas.label(x + swatch_size + swatch_gap, y + 10, series[i], "start", "#222", "legend");
   }
 }
 
-// Marker lines with their labels on alternating heights, so that close
-// markers stay readable.
-void markers(Canvas& canvas, const LinearScale& scale, const Plot& plot, const std::vector<Marker>& marks) {
+// Where a marker's label goes: beside its line, in a row above the plot (0 the nearest).
+struct MarkerLabel {
+  double x = 0;
+  bool before_line = false;  // ends at x, left of the line
+  int row = 0;
+};
+
+// Each label in the lowest row where it overlaps no label placed before it
+// and stays inside the chart: right of its line, or left of it when the line
+// is in the plot's right part or the right side is taken.
+std::vector<MarkerLabel> place_marker_labels(const LinearScale& scale, const Plot& plot,
+                                             const std::vector<Marker>& marks, double chart_width) {
+  std::vector<std::vector<std::pair<double, double>>> taken;  // per row, the spans of its labels
+  std::vector<MarkerLabel> labels;
+  for (const auto& mark : marks) {
+    const double x = scale(mark.value), width = text_width(mark.label);
+    const auto span = [&](bool before) {
+      return before ? std::pair{x - 3 - width, x - 3} : std::pair{x + 3, x + 3 + width};
+    };
+    const auto fits = [&](bool before, const std::vector<std::pair<double, double>>& row) {
+      const auto [from, to] = span(before);
+      return from >= 0 && to <= chart_width && std::ranges::none_of(row, [&](const auto& other) {
+               return from < other.second + marker_label_gap && other.first < to + marker_label_gap;
+             });
+    };
+    const bool prefer_before = x > plot.left + plot.width * 0.6;
+    for (std::size_t row = 0;; ++row) {
+      if (row == taken.size()) taken.emplace_back();
+      std::optional<bool> before;
+      if (fits(prefer_before, taken[row]))
+        before = prefer_before;
+      else if (fits(!prefer_before, taken[row]))
+        before = !prefer_before;
+      else if (taken[row].empty())  // wider than either side: the side with more room
+        before = x > chart_width / 2;
+      if (!before) continue;
+      taken[row].push_back(span(*before));
+      labels.push_back({x, *before, static_cast<int>(row)});
+      break;
+    }
+  }
+  return labels;
+}
+
+int row_count(const std::vector<MarkerLabel>& labels) {
+  int rows = 0;
+  for (const auto& label : labels) rows = std::max(rows, label.row + 1);
+  return rows;
+}
+
+// Dashed lines across the plot, labelled above it where place_marker_labels put them.
+void markers(Canvas& canvas, const Plot& plot, const std::vector<Marker>& marks,
+             const std::vector<MarkerLabel>& labels) {
   for (std::size_t i = 0; i < marks.size(); ++i) {
-    const double x = scale(marks[i].value);
-    canvas.line(x, plot.top - 4, x, plot.bottom(), marks[i].color, "4 3");
-    const double y = plot.top - 8 - 13 * static_cast<double>(i % 2);
-    const bool right_half = x > plot.left + plot.width * 0.6;
-    canvas.text(right_half ? x - 3 : x + 3, y, marks[i].label, right_half ? "end" : "start", marks[i].color);
+    const MarkerLabel& label = labels[i];
+    canvas.line(label.x, plot.top - 4, label.x, plot.bottom(), marks[i].color, "4 3");
+    canvas.label(label.before_line ? label.x - 3 : label.x + 3, plot.top - 8 - marker_row_height * label.row,
+                 marks[i].label, label.before_line ? "end" : "start", marks[i].color, "marker");
   }
 }
 
@@ -219,6 +331,26 @@ std::string number(double value) {
   text.erase(text.find_last_not_of('0') + 1);
   if (text.back() == '.') text.pop_back();
   return text == "-0" ? "0" : text;
+}
+
+double text_width(std::string_view text) {
+  // Advance widths of DejaVu Sans in hundredths of an em, rounded up, for ' ' to '~'.
+  static constexpr std::array<unsigned char, 95> ascii{
+      32, 41, 47, 84, 64, 96, 78, 28, 40, 40, 50, 84, 32, 37, 32, 34,  //  !"#$%&'()*+,-./
+      64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 34, 34, 84, 84, 84, 54,  // 0-9 :;<=>?
+      100, 71, 69, 70, 77, 64, 58, 78, 76, 30, 30, 66, 56, 87, 75, 79,  // @A-O
+      61, 79, 70, 64, 60, 74, 69, 99, 69, 62, 69, 40, 34, 40, 84, 50,   // P-Z [\]^_
+      50, 62, 64, 55, 64, 62, 35, 64, 64, 28, 28, 58, 28, 98, 64, 62,   // `a-o
+      64, 64, 40, 53, 40, 64, 60, 82, 60, 60, 53, 64, 34, 64, 84};      // p-z {|}~
+  double hundredths = 0;
+  for (const char c : text) {
+    const auto code = static_cast<unsigned char>(c);
+    if (code >= ' ' && code <= '~')
+      hundredths += ascii[code - ' '];
+    else if (starts_character(c))
+      hundredths += 100;  // other characters: a full em
+  }
+  return hundredths / 100 * font_size;
 }
 
 double LinearScale::operator()(double value) const {
@@ -291,10 +423,16 @@ std::string category_color(std::size_t index) {
 
 std::string render(const HeatMap& map) {
   constexpr double cell_width = 54, cell_height = 24, legend_width = 12;
-  const Plot plot{widest(map.rows) + 40, 12, cell_width * static_cast<double>(map.columns.size()),
+  const Plot plot{widest_monospace(map.rows) + 40, 12, cell_width * static_cast<double>(map.columns.size()),
                   cell_height * static_cast<double>(map.rows.size())};
+  const double best = map.higher_is_better ? map.value_max : map.value_min;
+  const double worst = map.higher_is_better ? map.value_min : map.value_max;
+  const std::array<std::string, 3> legend_texts{fmt::format("{:.4g}", best), fmt::format("{:.4g}", worst),
+                                                map.value_label};
+  double legend_text_width = 0;
+  for (const auto& text : legend_texts) legend_text_width = std::max(legend_text_width, text_width(text));
   const double legend_left = plot.right() + 22;
-  const double width = legend_left + legend_width + 8 + 10 * char_width;
+  const double width = legend_left + legend_width + 4 + legend_text_width + 8;
   Canvas canvas("heatmap", map.title, width, plot.bottom() + 44);
 
   const auto shade = [&](double value) {
@@ -337,17 +475,17 @@ std::string render(const HeatMap& map) {
   const double step = plot.height / shades;
   for (int i = 0; i < shades; ++i)
     canvas.rect(legend_left, plot.top + step * i, legend_width, step + 0.5, sequential_color(1 - (i + 0.5) / shades));
-  const double best = map.higher_is_better ? map.value_max : map.value_min;
-  const double worst = map.higher_is_better ? map.value_min : map.value_max;
-  canvas.text(legend_left + legend_width + 4, plot.top + 9, fmt::format("{:.4g}", best));
-  canvas.text(legend_left + legend_width + 4, plot.bottom(), fmt::format("{:.4g}", worst));
-  canvas.text(legend_left + legend_width + 4, plot.top + plot.height / 2 + 4, map.value_label);
+  canvas.text(legend_left + legend_width + 4, plot.top + 9, legend_texts[0]);
+  canvas.text(legend_left + legend_width + 4, plot.bottom(), legend_texts[1]);
+  canvas.text(legend_left + legend_width + 4, plot.top + plot.height / 2 + 4, legend_texts[2]);
   return std::move(canvas).finish();
 }
 
 std::string render(const Scatter& chart) {
-  const Plot plot{70, 30, 560, 300};
-  Canvas canvas("scatter", chart.title, plot.right() + 20, plot.bottom() + 44);
+  Plot plot{70, 0, 560, 300};
+  const LegendLayout key = legend_layout(chart.series, plot.left, plot.width + 10);
+  plot.top = plot_top(key.height, 0);
+  Canvas canvas("scatter", chart.title, std::max(plot.right() + 20, key.right + 10), plot.bottom() + 44);
   double x_low = chart.x_min.value_or(INFINITY), x_high = chart.x_max.value_or(-INFINITY), y_high = 0;
   for (const auto& p : chart.points) {
     if (!chart.x_min) x_low = std::min(x_low, p.x);
@@ -363,7 +501,7 @@ std::string render(const Scatter& chart) {
   const LinearScale y = LinearScale{0, y_high, plot.bottom(), plot.top}.nice(axis_ticks);
   x_axis(canvas, x, plot, chart.x_label);
   y_axis(canvas, y, plot, chart.y_label);
-  legend(canvas, chart.series, plot.left, 14);
+  legend(canvas, chart.series, key);
 
   const auto point = [&](const Scatter::Point& p, std::size_t index) {
     const double px = x(std::clamp(p.x + chart.x_jitter * jitter(index), x.domain_min, x.domain_max));
@@ -395,7 +533,6 @@ std::string render(const Scatter& chart) {
 std::string render(const Bars& chart) {
   constexpr double row_height = 20, bar_height = 13, group_gap = 10, bar_area = 380, text_area = 150;
   std::vector<std::string> labels;
-  const double top = chart.series.size() > 1 ? 48 : 34;  // room for the legend and marker labels
   double value_high = 0, height = 0;
   for (const auto& bar : chart.bars) {
     labels.push_back(bar.label);
@@ -403,17 +540,24 @@ std::string render(const Bars& chart) {
     height += row_height + (bar.group_start && height > 0 ? group_gap : 0);
   }
   for (const auto& marker : chart.markers) value_high = std::max(value_high, marker.value);
-  const Plot plot{widest(labels) + 14, top, bar_area, height};
-  Canvas canvas("bars", chart.title, plot.right() + text_area, plot.bottom() + 44);
+  Plot plot{widest_monospace(labels) + 14, 0, bar_area, height};
+  const std::vector<std::string> legend_series = chart.series.size() > 1 ? chart.series : std::vector<std::string>{};
+  const LegendLayout key = legend_layout(legend_series, plot.left, bar_area + text_area - 10);
+  const double width = std::max(plot.right() + text_area, key.right + 10);
   const LinearScale x = LinearScale{0, value_high, plot.left, plot.right()}.nice(axis_ticks);
+  const auto marker_labels = place_marker_labels(x, plot, chart.markers, width);
+  plot.top = plot_top(key.height, row_count(marker_labels));
+  Canvas canvas("bars", chart.title, width, plot.bottom() + 44);
   x_axis(canvas, x, plot, chart.value_label);
-  if (chart.series.size() > 1) legend(canvas, chart.series, plot.left, 14);
+  legend(canvas, legend_series, key);
 
-  double y = plot.top;
+  std::vector<double> rows;  // the top of each bar's row
+  for (std::size_t i = 0; i < chart.bars.size(); ++i)
+    rows.push_back((rows.empty() ? plot.top : rows.back() + row_height) +
+                   (chart.bars[i].group_start && i > 0 ? group_gap : 0));
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const auto& bar = chart.bars[i];
-    if (bar.group_start && i > 0) y += group_gap;
-    const double bar_top = y + (row_height - bar_height) / 2;
+    const double bar_top = rows[i] + (row_height - bar_height) / 2;
     canvas.rect(plot.left, bar_top, x(bar.value) - plot.left, bar_height, category_color(bar.series), bar.tooltip);
     if (bar.highlight)
       canvas.element("rect", {{"x", number(plot.left)},
@@ -423,23 +567,27 @@ std::string render(const Bars& chart) {
                               {"fill", "none"},
                               {"stroke", "#000"},
                               {"stroke-width", "2"}});
-    canvas.monospace_text(plot.left - 6, y + row_height / 2 + 4, bar.label, "end");
-    canvas.text(x(bar.value) + 4, y + row_height / 2 + 4, bar.text);
-    y += row_height;
   }
-  markers(canvas, x, plot, chart.markers);
+  markers(canvas, plot, chart.markers, marker_labels);
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {  // over the marker lines, which may cross them
+    const double baseline = rows[i] + row_height / 2 + 4;
+    canvas.monospace_text(plot.left - 6, baseline, chart.bars[i].label, "end");
+    canvas.haloed_text(x(chart.bars[i].value) + 4, baseline, chart.bars[i].text);
+  }
   return std::move(canvas).finish();
 }
 
 std::string render(const Histogram& chart) {
-  const Plot plot{70, 40, 560, 220};
-  Canvas canvas("histogram", chart.title, plot.right() + 20, plot.bottom() + 44);
+  Plot plot{70, 0, 560, 220};
+  const double width = plot.right() + 20;
   std::vector<double> extent = chart.values;
   for (const auto& marker : chart.markers) extent.push_back(marker.value);
   const auto [low, high] = extent.empty()
                                ? std::pair{0.0, 0.0}
                                : std::pair{*std::ranges::min_element(extent), *std::ranges::max_element(extent)};
   const LinearScale x = LinearScale{std::min(0.0, low), high, plot.left, plot.right()}.nice(axis_ticks);
+  const auto marker_labels = place_marker_labels(x, plot, chart.markers, width);
+  plot.top = plot_top(0, row_count(marker_labels));
   const int bins = std::max(chart.bin_count, 1);
   const double bin_width = (x.domain_max - x.domain_min) / bins;
   std::vector<int> counts(static_cast<std::size_t>(bins), 0);
@@ -451,6 +599,7 @@ std::string render(const Histogram& chart) {
       LinearScale{0, static_cast<double>(std::max(1, *std::max_element(counts.begin(), counts.end()))), plot.bottom(),
                   plot.top}
           .nice(5);
+  Canvas canvas("histogram", chart.title, width, plot.bottom() + 44);
   x_axis(canvas, x, plot, chart.value_label);
   y_axis(canvas, y, plot, "configurations");
   for (std::size_t bin = 0; bin < counts.size(); ++bin) {
@@ -461,7 +610,7 @@ std::string render(const Histogram& chart) {
                 fmt::format("{} configuration{} from {:.4g} to {:.4g}", counts[bin], counts[bin] == 1 ? "" : "s", from,
                             from + bin_width));
   }
-  markers(canvas, x, plot, chart.markers);
+  markers(canvas, plot, chart.markers, marker_labels);
   return std::move(canvas).finish();
 }
 

@@ -18,6 +18,14 @@ std::string escape(std::string_view text);
 // A coordinate or size: at most two decimals, no trailing zeros.
 std::string number(double value);
 
+// The charts' font size in px (sans-serif; monospace for configuration labels).
+inline constexpr double font_size = 11;
+
+// The width of sans-serif chart text, estimated per character from DejaVu
+// Sans (Debian's default, wider than Arial or Helvetica): layouts made with it
+// leave room in the usual fonts. Labels are placed with it, not measured.
+double text_width(std::string_view text);
+
 // Maps [domain_min, domain_max] linearly onto [range_min, range_max].
 struct LinearScale {
   double domain_min = 0, domain_max = 1, range_min = 0, range_max = 1;
@@ -37,7 +45,8 @@ std::string sequential_color(double t);
 // Distinct colours for categories (Tableau 10), repeating after ten.
 std::string category_color(std::size_t index);
 
-// A labelled vertical line across a chart, e.g. the copy bandwidth.
+// A labelled vertical line across a chart, e.g. the copy bandwidth. Labels
+// go above the plot, in as many rows as they need not to overlap.
 struct Marker {
   double value = 0;
   std::string label;
@@ -62,7 +71,7 @@ struct HeatMap {
 // Points in two dimensions, coloured by series.
 struct Scatter {
   std::string title, x_label, y_label;
-  std::vector<std::string> series;  // legend; colours by index
+  std::vector<std::string> series;  // legend, wrapped into rows above the plot; colours by index
   struct Point {
     double x = 0, y = 0;
     std::size_t series = 0;

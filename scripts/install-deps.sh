@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages blocktune builds with, where they are missing.
-# Needs root for apt-get; without root it lists what to install and fails.
+# Installs the Debian 12 packages blocktune builds with, where they are missing;
+# with --test also those only the tests use (python3-jsonschema for the T4
+# schema check, Chromium for the HTML report check), so that tuning never waits
+# for a browser. Needs root for apt-get; without root it lists what to install
+# and fails.
 set -euo pipefail
 
 packages=(cmake g++ make libsqlite3-dev libfmt-dev libcli11-dev catch2 nlohmann-json3-dev libbenchmark-dev zlib1g-dev sqlite3
-          python3 python3-jsonschema chromium)
+          python3)
+test_packages=(python3-jsonschema chromium)
+case "${1:-}" in
+  "") ;;
+  --test) packages+=("${test_packages[@]}") ;;
+  *) echo "usage: install-deps.sh [--test]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,13 +2,19 @@
 """Opens HTML reports in headless Chromium and checks what it rendered: no
 console message at all (the page has no script, so any message is an error,
 e.g. an SVG attribute Chromium rejects), nothing loaded from outside the file,
-and the expected charts in the rendered DOM, each with its marks.
+the expected charts in the rendered DOM, each with its marks, and where the
+browser put the text of legends and marker labels: each inside its chart,
+above the plot, and clear of the others (measured with getBBox by a script
+added to a copy of the page, in the fonts this machine has).
 
 usage: check_html.py HTML EXPECTED [HTML EXPECTED ...]
 EXPECTED counts charts by kind and cross-device sections, e.g.
 heatmap=2,scatter=1,bars=1,histogram=1,stepline=1,cross-device=0
 """
+import html
 import html.parser
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +23,48 @@ from pathlib import Path
 
 # The fewest marks (elements with a tooltip, or lines) a chart of each kind must hold.
 MIN_MARKS = {"heatmap": 5, "scatter": 50, "bars": 2, "histogram": 5, "stepline": 3}
+
+
+# Added to a copy of the page: measures every legend entry (name and swatch) and
+# marker label, and writes what is wrong into <pre id="blocktune-layout">.
+LAYOUT_SCRIPT = """<script>
+(() => {
+  const problems = [];
+  let labels = 0;
+  document.querySelectorAll("svg.chart").forEach((svg, index) => {
+    const name = `${svg.dataset.chart} chart ${index + 1}`;
+    const view = svg.viewBox.baseVal;
+    let plotTop = Infinity;
+    for (const line of svg.querySelectorAll("line"))
+      plotTop = Math.min(plotTop, line.y1.baseVal.value, line.y2.baseVal.value);
+    const placed = [];
+    for (const text of svg.querySelectorAll("text.legend, text.marker")) {
+      const parts = [text.getBBox()];
+      const swatch = text.previousElementSibling;
+      if (text.classList.contains("legend") && swatch && swatch.tagName === "rect") parts.push(swatch.getBBox());
+      const box = {
+        text: text.textContent,
+        left: Math.min(...parts.map(b => b.x)), right: Math.max(...parts.map(b => b.x + b.width)),
+        top: Math.min(...parts.map(b => b.y)), bottom: Math.max(...parts.map(b => b.y + b.height)),
+      };
+      const where = `${name}: '${box.text}' at x ${box.left.toFixed(1)}..${box.right.toFixed(1)}, ` +
+                    `y ${box.top.toFixed(1)}..${box.bottom.toFixed(1)}`;
+      if (box.left < 0 || box.top < 0 || box.right > view.width || box.bottom > view.height)
+        problems.push(`${where}: outside the chart (${view.width}x${view.height})`);
+      if (box.bottom > plotTop) problems.push(`${where}: reaches into the plot (from y ${plotTop})`);
+      for (const other of placed)
+        if (box.left < other.right && other.left < box.right && box.top < other.bottom && other.top < box.bottom)
+          problems.push(`${where}: overlaps '${other.text}'`);
+      placed.push(box);
+      ++labels;
+    }
+  });
+  const out = document.createElement("pre");
+  out.id = "blocktune-layout";
+  out.textContent = JSON.stringify({labels, problems});
+  document.body.appendChild(out);
+})();
+</script>"""
 
 
 class Charts(html.parser.HTMLParser):
@@ -51,10 +99,13 @@ class Charts(html.parser.HTMLParser):
 
 
 def render(chromium, page):
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory() as scratch:
+        measured = Path(scratch) / page.name
+        measured.write_text(page.read_text(encoding="utf-8").replace("</body>", LAYOUT_SCRIPT + "</body>"),
+                            encoding="utf-8")
         command = [chromium, "--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage",
-                   "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}", "--enable-logging=stderr",
-                   "--v=0", "--dump-dom", page.resolve().as_uri()]
+                   "--no-first-run", "--disable-extensions", f"--user-data-dir={scratch}/profile",
+                   "--enable-logging=stderr", "--v=0", "--dump-dom", measured.as_uri()]
         result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     if result.returncode != 0 or "<body" not in result.stdout:
         sys.exit(f"{page}: chromium failed (exit {result.returncode}):\n{result.stderr[-2000:]}")
@@ -69,6 +120,11 @@ def check(chromium, page, expected_text):
     charts = Charts()
     charts.feed(dom)
     problems += [f"loads from outside the file: {item}" for item in charts.external]
+    layout = re.search(r'<pre id="blocktune-layout">(.*?)</pre>', dom, re.S)
+    layout = json.loads(html.unescape(layout.group(1))) if layout else {"labels": 0, "problems": ["not measured"]}
+    problems += [f"layout: {problem}" for problem in layout["problems"]]
+    if layout["labels"] == 0:
+        problems.append("layout: no legend entry or marker label found (text.legend, text.marker)")
     found = {kind: 0 for kind in expected}
     for kind, marks in charts.charts:
         found[kind] = found.get(kind, 0) + 1
@@ -80,7 +136,8 @@ def check(chromium, page, expected_text):
             problems.append(f"{found.get(kind, 0)} {kind} in the rendered page, expected {count}")
     if problems:
         sys.exit(f"{page}:\n  " + "\n  ".join(problems))
-    print(f"{page}: rendered without console messages; " + ", ".join(f"{v} {k}" for k, v in sorted(found.items())))
+    print(f"{page}: rendered without console messages; " + ", ".join(f"{v} {k}" for k, v in sorted(found.items()))
+          + f"; {layout['labels']} legend entries and marker labels inside their charts, none over another")
 
 
 def main(arguments):
@@ -88,7 +145,7 @@ def main(arguments):
         sys.exit(__doc__)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
-        sys.exit("check_html.py: chromium is not installed (apt-get install chromium; scripts/install-deps.sh does)")
+        sys.exit("check_html.py: chromium is not installed (apt-get install chromium; scripts/test.sh installs it)")
     for i in range(0, len(arguments), 2):
         check(chromium, Path(arguments[i]), arguments[i + 1])
 

@@ -3,7 +3,8 @@
 // h200.db (the H200 run with its copy bandwidth), report.html, trials.csv,
 // t4.json, report.md; two-devices.db and two-devices.html (cross-device view);
 // tricky.db and tricky.csv (a message that needs CSV quoting, a predicted time
-// on one trial and none on the other).
+// on one trial and none on the other); h100-study.html (stencil3d_r1 512x512x512
+// from the stencil study's H100 run: nine codings).
 #include "report_fixture.hpp"
 
 #include <blocktune/report.hpp>
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
     write_report(h200, {}, ReportFormat::markdown, out / "report.md");
     write_report(read_database(test::two_devices(out / "two-devices.db")), {}, ReportFormat::html,
                  out / "two-devices.html");
+    write_report(read_database(test::h100_study_database(out / "h100-study.db")),
+                 {.kernel = "stencil3d_r1", .problem = ProblemSize{{512, 512, 512}}}, ReportFormat::html,
+                 out / "h100-study.html");
     write_tricky(out / "tricky.db");
     write_report(read_database(out / "tricky.db"), {}, ReportFormat::csv, out / "tricky.csv");
   } catch (const std::exception& error) {

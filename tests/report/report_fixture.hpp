@@ -1,6 +1,8 @@
-// Databases for the report tests, made from the committed H200 tuning run.
+// Databases for the report tests, made from the committed H200 tuning run,
+// and the H100 run of the stencil study.
 #pragma once
 
+#include "gzip.hpp"
 #include "temp_dir.hpp"
 
 #include <blocktune/store.hpp>
@@ -28,6 +30,18 @@ inline constexpr std::int64_t h200_measured_at = 1795236959;
 inline constexpr std::string_view h200_winner = "block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0";
 inline constexpr std::string_view synthetic_uuid = "GPU-00000000-0000-0000-0000-0000000000b2";
 
+
+// The H100 run of the stencil study (bench/results/stencil), gunzipped to
+// `target`: stencil3d_r1 at 512x512x512 in nine codings (strategy x zloop),
+// 4533 configurations timed and 19767 rejected by a constraint, among other
+// kernels and sizes.
+inline std::filesystem::path h100_study_database(const std::filesystem::path& target) {
+  const auto committed =
+      std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "../../bench/results/stencil/h100-r12-shapes.db.gz";
+  detail::write_text_file(target, detail::read_text_file(committed), false);
+  return target;
+}
+inline constexpr std::size_t h100_study_codings = 9;
 
 inline void import_json(const std::filesystem::path& database, const nlohmann::json& json) {
   std::istringstream in(json.dump());

@@ -1,5 +1,6 @@
 // Reports over the committed H200 tuning run: explanations, every export, the
 // cross-device view and the filters.
+#include "analysis.hpp"
 #include "report_fixture.hpp"
 
 #include <blocktune/report.hpp>
@@ -222,11 +223,37 @@ TEST_CASE("HTML: one page with no script and no outside reference, and every cha
   for (const auto* kind : {"scatter", "bars", "histogram", "stepline"})
     CHECK(count(html, fmt::format(R"(data-chart="{}")", kind)) == 1);
   CHECK(count(html, "<svg ") == count(html, "</svg>"));
+  CHECK_THAT(html, Catch::Contains("<p class=\"muted\">1600 configurations ran on the GPU from "));
+  CHECK_THAT(html, Catch::Contains(": 1600 ok. 2240 were not run: 2240 rejected_by_constraint. Made by blocktune"));
+  CHECK_THAT(html, Catch::Contains("1600 configurations ran on the GPU: 1600 ok. 2240 were not run: "));  // the session
   CHECK_THAT(html, Catch::Contains("<h3>Why the winner wins</h3>"));
   CHECK_THAT(html, Catch::Contains(">copy bandwidth 4215 GB/s</text>"));
   CHECK_THAT(html, Catch::Contains("<title>after "));  // the running best over tuning time
   CHECK(count(html, "<tr class=\"winner\">") == 1);
   CHECK(html == render_report(h200(), {}, ReportFormat::html));  // deterministic
+}
+
+TEST_CASE("trial counts keep what ran on the GPU apart from what never reached it") {
+  report::TrialCounts counts;
+  CHECK(counts.text() == "No configuration ran on the GPU.");
+  const auto trial = [](Outcome outcome, std::int64_t timestamp) {
+    TrialRecord t;
+    t.outcome = outcome;
+    t.timestamp = timestamp;
+    return t;
+  };
+  for (const auto& t : {trial(Outcome::compile_error, 5), trial(Outcome::ok, 30), trial(Outcome::wrong_result, 20),
+                        trial(Outcome::ok, 40), trial(Outcome::pruned_by_occupancy, 1), trial(Outcome::timeout, 25),
+                        trial(Outcome::rejected_by_constraint, 2), trial(Outcome::launch_error, 21),
+                        trial(Outcome::runtime_fault, 22)})
+    counts.add(t);
+  CHECK(counts.ran_total() == 6);
+  CHECK(counts.not_run_total() == 3);
+  CHECK(counts.first_run == 20);  // the configurations that were not run do not count
+  CHECK(counts.last_run == 40);
+  CHECK(counts.text(" today") ==
+        "6 configurations ran on the GPU today: 2 ok, 1 launch_error, 1 runtime_fault, 1 timeout, 1 wrong_result. "
+        "3 were not run: 1 compile_error, 1 rejected_by_constraint, 1 pruned_by_occupancy.");
 }
 
 TEST_CASE("cross-device: side by side, and what one device's best achieves on the other") {

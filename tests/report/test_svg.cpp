@@ -1,11 +1,15 @@
 // The chart module: scales, colours, escaping, and charts as SVG.
 #include "svg.hpp"
 
+#include "chart_layout.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 using namespace blocktune::svg;
+using blocktune::test::chart_layouts;
+using blocktune::test::ChartLayout;
 
 TEST_CASE("nice scales end on round ticks") {
   const LinearScale throughput = LinearScale{852, 2663, 0, 500}.nice(6);
@@ -82,4 +86,63 @@ TEST_CASE("charts are SVG with a title and a tooltip per mark") {
   line.steps = {{0, 1, "first"}, {2, 3, "better"}};
   line.x_end = 5;
   CHECK_THAT(render(line), Catch::Contains(R"(<path d="M)"));
+}
+
+TEST_CASE("text widths are estimated from DejaVu Sans, rounded up") {
+  CHECK(text_width("") == 0);
+  CHECK(text_width("winner") == Approx(3.40 * font_size));  // 37.3 px measured in Chromium
+  CHECK(text_width("strategy=BASE,zloop=INTZ") >= 151.8);   // measured
+  CHECK(text_width("ü") == font_size);                      // one character, two bytes: a full em
+}
+
+namespace {
+
+// Every label of the one chart in `svg` inside it, above its plot, and apart from every other.
+void check_layout(const std::string& svg) {
+  const auto charts = chart_layouts(svg);
+  REQUIRE(charts.size() == 1);
+  const ChartLayout& chart = charts.front();
+  for (std::size_t i = 0; i < chart.labels.size(); ++i) {
+    INFO(chart.labels[i].role << " '" << chart.labels[i].text << "' in a chart " << chart.width << " wide");
+    CHECK(chart.contains(chart.labels[i].box));
+    CHECK(chart.labels[i].box.bottom <= chart.plot_top);
+    for (std::size_t j = i + 1; j < chart.labels.size(); ++j)
+      CHECK_FALSE(chart.labels[i].box.overlaps(chart.labels[j].box));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("legends wrap into rows, and a chart grows for a name wider than itself") {
+  Scatter scatter;
+  for (int i = 0; i < 12; ++i) scatter.series.push_back("variant=" + std::to_string(i) + ",order=WWWWWWWW");
+  scatter.points = {{50, 10, 0, "p", false}};
+  const std::string wrapped = render(scatter);
+  check_layout(wrapped);
+  const ChartLayout chart = chart_layouts(wrapped).front();
+  CHECK(chart.texts("legend").size() == 12);
+  CHECK(chart.width == 650);  // the plot's width and margins: the legend wrapped instead
+
+  scatter.series = {"a", std::string(120, 'W')};  // wider than the plot
+  const std::string wide = render(scatter);
+  check_layout(wide);
+  CHECK(chart_layouts(wide).front().width > 1000);
+}
+
+TEST_CASE("marker labels take as many rows as they need not to overlap") {
+  Histogram histogram;
+  histogram.values = {100, 200, 300};
+  histogram.markers = {{290, "default"}, {295, "winner"}, {300, "copy bandwidth 3005 GB/s"}, {10, "low"}};
+  const std::string close = render(histogram);
+  check_layout(close);
+  // The three close labels need three rows; "low", far from them, shares the first, right of its line.
+  CHECK_THAT(close, Catch::Contains(R"(class="marker" x="608.33" y="48" text-anchor="end" fill="#333">default<)"));
+  CHECK_THAT(close, Catch::Contains(R"(class="marker" x="91.67" y="48" text-anchor="start" fill="#333">low<)"));
+  const auto top = chart_layouts(close).front().plot_top;
+  CHECK(top == Approx(4 + 3 * 14 + 10 - 4));  // three rows of labels above the plot (lines start 4 px above it)
+
+  histogram.markers = {{100, "default"}, {300, "winner"}};
+  const std::string apart = render(histogram);
+  check_layout(apart);
+  CHECK(chart_layouts(apart).front().plot_top == Approx(4 + 14 + 10 - 4));  // one row for both
 }
