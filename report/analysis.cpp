@@ -546,6 +546,7 @@ bool ran_on_gpu(Outcome outcome) {
     case Outcome::wrong_result:
       return true;
     case Outcome::compile_error:
+    case Outcome::compile_timeout:
     case Outcome::rejected_by_constraint:
     case Outcome::pruned_by_occupancy:
       return false;
