@@ -335,6 +335,11 @@ int tune(const TuneArgs& args) {
         line.show(fmt::format("counting the valid configurations, {:.0f} s", p.elapsed_seconds));
         return;
       }
+      if (p.stage == "compiling") {
+        line.show(fmt::format("{} measured of {} valid, {:.0f} s; compiling {} for {:.0f} s", p.done, p.total, p.elapsed_seconds,
+                              p.config->to_string(), p.waiting_seconds));
+        return;
+      }
       if (!said_budget && !p.budget_note.empty()) {
         line.show(fmt::format("note: {}", p.budget_note), true);
         said_budget = true;

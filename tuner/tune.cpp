@@ -331,6 +331,15 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
         trial.outcome = Outcome::launch_error;
         trial.message = fmt::format("the launch geometry cannot be computed: {}", proposal.unresolvable);
       } else {
+        // A long compile keeps the progress moving: what the GPU waits for, and for how long.
+        const auto waiting_since = Clock::now();
+        while (proposal.variant.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
+          progress.stage = "compiling";
+          progress.config = &entry.config;
+          progress.waiting_seconds = seconds_since(waiting_since);
+          report();
+        }
+        progress.stage = "measuring";
         entry.variant = proposal.variant.get();
         if (entry.variant.ok) {
           entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);

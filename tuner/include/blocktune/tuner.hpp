@@ -175,7 +175,8 @@ struct TuneProgress {
   const TrialRecord* trial = nullptr;
   std::optional<double> best_ms;
   std::string best_config;
-  std::string_view stage = "measuring";  // or "counting"
+  std::string_view stage = "measuring";  // or "counting", or "compiling" while the GPU waits for `config`'s compile
+  double waiting_seconds = 0;            // compiling: how long the GPU has waited
   std::string_view budget_note;          // TuneResult::budget_note, known from the first call after counting
 };
 
