@@ -102,6 +102,8 @@ int main(int argc, char** argv) {
                    "on the architecture profile of --simulate-arch; no GPU needed")->check(CLI::ExistingFile);
   tune->add_option("--simulate-arch", tune_args.simulate_arch, "architecture profile for --simulate")->default_val("sm_90");
   tune->add_option("--spec", tune_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
+  tune->add_option("--trace", tune_args.trace,
+                   "write one JSON line per trial to this file: seconds since the start, configuration, outcome, time, best so far");
   tune->add_option("--timeout-floor", tune_args.timeout_floor,
                    "stop a configuration after at least this many seconds (see --timeout-factor)")->default_val(10)->check(CLI::PositiveNumber);
   tune->add_option("--timeout-factor", tune_args.timeout_factor,

@@ -10,15 +10,19 @@
 #include <blocktune/tuner.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -285,6 +289,20 @@ Simulation recorded_simulation(const std::filesystem::path& file, const std::str
           }};
 }
 
+// One trial of a tuning run as a JSON object, for --trace.
+std::string trace_line(const TuneProgress& p) {
+  nlohmann::ordered_json line;
+  line["seconds"] = p.elapsed_seconds;
+  // Wall-clock time, for lining a run up with other tools' logs.
+  line["unix_time"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  line["trial"] = p.done;
+  line["config"] = p.trial->config;
+  line["outcome"] = std::string(to_string(p.trial->outcome));
+  line["median_ms"] = p.trial->outcome == Outcome::ok ? nlohmann::ordered_json(p.trial->median_ms) : nlohmann::ordered_json();
+  line["best_ms"] = p.best_ms ? nlohmann::ordered_json(*p.best_ms) : nlohmann::ordered_json();
+  return line.dump();
+}
+
 }  // namespace
 
 int tune(const TuneArgs& args) {
@@ -326,11 +344,21 @@ int tune(const TuneArgs& args) {
                         : fmt::format("GPU {} ({})", args.device, device.name),
              problem.to_string(), options.strategy, options.use_model ? "" : " without the model", options.seed, args.database.string());
   std::fflush(stdout);  // before the progress lines on stderr
+  std::FILE* trace = nullptr;
+  if (!args.trace.empty() && !(trace = std::fopen(args.trace.c_str(), "w")))
+    throw std::runtime_error(fmt::format("cannot write the trace file {}: {}", args.trace.string(), std::strerror(errno)));
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> trace_file(trace, [](std::FILE* f) { return f ? std::fclose(f) : 0; });
+  std::size_t traced = 0;
   TuneResult result;
   {
     ProgressLine line("tune");
     bool said_budget = false;
     options.progress = [&](const TuneProgress& p) {
+      if (trace && p.trial && p.done > traced) {
+        traced = p.done;
+        fmt::print(trace, "{}\n", trace_line(p));
+        std::fflush(trace);
+      }
       if (p.stage == "counting") {
         line.show(fmt::format("counting the valid configurations, {:.0f} s", p.elapsed_seconds));
         return;

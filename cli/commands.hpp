@@ -48,6 +48,7 @@ struct TuneArgs {
   bool flush_l2 = false;
   bool no_cache = false;
   unsigned threads = 0;
+  std::filesystem::path trace;  // JSON lines, one per trial; empty: none
 };
 
 struct MeasureArgs {

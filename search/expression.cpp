@@ -22,7 +22,7 @@ enum class Op : std::uint8_t {
   Multiply, Divide, Modulo, Add, Subtract,
   Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual,
   And, Or, Conditional,
-  Min, Max, CeilDiv, Abs, Pow, Log2, IsPow2,
+  Min, Max, CeilDiv, Abs, Pow, Log2, IsPow2, FloorDivide,
 };
 
 std::string_view op_name(Op op) {
@@ -32,6 +32,7 @@ std::string_view op_name(Op op) {
     case Op::Not: return "!";
     case Op::Multiply: return "*";
     case Op::Divide: return "/";
+    case Op::FloorDivide: return "//";
     case Op::Modulo: return "%";
     case Op::Less: return "<";
     case Op::LessEqual: return "<=";
@@ -55,19 +56,37 @@ std::string_view op_name(Op op) {
 }
 
 // Binary operators from loosest to tightest binding; longer tokens come first
-// so that "<=" is not read as "<".
+// so that "<=" is not read as "<". Python's spellings (and, or, //, **) are
+// accepted too, as Kernel Tuner's restrictions and T1 files write them.
 struct BinaryOperator {
   std::string_view token;
   Op op;
   int precedence;
+  bool right_associative = false;
 };
+constexpr int kComparisonPrecedence = 3;
 constexpr BinaryOperator kBinaryOperators[] = {
-    {"||", Op::Or, 1},        {"&&", Op::And, 2},         {"==", Op::Equal, 3},
-    {"!=", Op::NotEqual, 3},  {"<=", Op::LessEqual, 4},   {">=", Op::GreaterEqual, 4},
-    {"<", Op::Less, 4},       {">", Op::Greater, 4},      {"+", Op::Add, 5},
-    {"-", Op::Subtract, 5},   {"*", Op::Multiply, 6},     {"/", Op::Divide, 6},
+    {"||", Op::Or, 1},          {"or", Op::Or, 1},           {"&&", Op::And, 2},       {"and", Op::And, 2},
+    {"==", Op::Equal, 3},       {"!=", Op::NotEqual, 3},     {"<=", Op::LessEqual, 4}, {">=", Op::GreaterEqual, 4},
+    {"<", Op::Less, 4},         {">", Op::Greater, 4},       {"+", Op::Add, 5},        {"-", Op::Subtract, 5},
+    {"**", Op::Pow, 7, true},   {"*", Op::Multiply, 6},      {"//", Op::FloorDivide, 6}, {"/", Op::Divide, 6},
     {"%", Op::Modulo, 6},
 };
+
+// What a character that starts no operator was probably meant as.
+std::string_view operator_hint(char c) {
+  switch (c) {
+    case '&': return " (logical and is '&&' or 'and')";
+    case '|': return " (logical or is '||' or 'or')";
+    case '=': return " (comparison is '==')";
+    case '^': return " (a power is '**' or pow(a, b))";
+    case '~': return " (logical not is '!' or 'not')";
+    default: return "";
+  }
+}
+
+// Nesting deeper than this is an error, not a stack overflow.
+constexpr int kMaxDepth = 256;
 
 struct Function {
   std::string_view name;
@@ -117,11 +136,26 @@ class Parser {
   void parse() {
     program_.root = parse_conditional();
     skip_space();
-    if (position_ < text_.size()) fail(fmt::format("unexpected '{}'", text_[position_]));
+    if (position_ < text_.size()) fail(fmt::format("unexpected '{}'{}", text_[position_], operator_hint(text_[position_])));
   }
 
  private:
+  // Counts the nesting of the recursive descent.
+  class Nested {
+   public:
+    explicit Nested(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > kMaxDepth) parser_.fail(fmt::format("nested more than {} deep", kMaxDepth));
+    }
+    ~Nested() { --parser_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
   std::uint32_t parse_conditional() {
+    const Nested nested(*this);
     const std::uint32_t condition = parse_binary(1);
     if (!accept("?")) return condition;
     const std::uint32_t if_true = parse_conditional();
@@ -135,7 +169,7 @@ class Parser {
     while (const BinaryOperator* binary = peek_binary()) {
       if (binary->precedence < min_precedence) break;
       position_ += binary->token.size();
-      const std::uint32_t right = parse_binary(binary->precedence + 1);
+      const std::uint32_t right = parse_binary(binary->right_associative ? binary->precedence : binary->precedence + 1);
       left = add({binary->op, {left, right}});
     }
     return left;
@@ -144,15 +178,24 @@ class Parser {
   const BinaryOperator* peek_binary() {
     skip_space();
     for (const BinaryOperator& binary : kBinaryOperators)
-      if (text_.substr(position_).starts_with(binary.token)) return &binary;
+      if (text_.substr(position_).starts_with(binary.token) && (!is_name_start(binary.token[0]) || word_ends(position_ + binary.token.size())))
+        return &binary;
     return nullptr;
   }
 
+  bool word_ends(std::size_t at) const { return at >= text_.size() || !is_name_char(text_[at]); }
+
   std::uint32_t parse_unary() {
+    const Nested nested(*this);
     skip_space();
     if (accept("-")) return add({Op::Negate, {parse_unary()}});
     if (accept("+")) return add({Op::Positive, {parse_unary()}});
     if (!text_.substr(position_).starts_with("!=") && accept("!")) return add({Op::Not, {parse_unary()}});
+    // Python's not binds looser than comparisons: not a == b is not (a == b).
+    if (text_.substr(position_).starts_with("not") && word_ends(position_ + 3)) {
+      position_ += 3;
+      return add({Op::Not, {parse_binary(kComparisonPrecedence)}});
+    }
     return parse_primary();
   }
 
@@ -168,7 +211,7 @@ class Parser {
     if (is_digit(c)) return parse_number();
     if (c == '"' || c == '\'') return parse_string();
     if (is_name_start(c)) return parse_name();
-    fail(fmt::format("unexpected '{}'", c));
+    fail(fmt::format("unexpected '{}'{}", c, operator_hint(c)));
   }
 
   std::uint32_t parse_number() {
@@ -208,6 +251,8 @@ class Parser {
     const std::string_view name = text_.substr(start, position_ - start);
     skip_space();
     if (position_ < text_.size() && text_[position_] == '(') return parse_call(name, start);
+    if (name == "True" || name == "true") return add({Op::Integer, {}, 1});
+    if (name == "False" || name == "false") return add({Op::Integer, {}, 0});
 
     auto& variables = program_.variables;
     auto found = std::find(variables.begin(), variables.end(), name);
@@ -279,6 +324,7 @@ class Parser {
   Program& program_;
   std::string_view text_;
   std::size_t position_ = 0;
+  int depth_ = 0;
 };
 
 std::string describe(const Value& value) {
@@ -347,6 +393,7 @@ class TreeWalker {
         return difference;
       }
       case Op::Divide:
+      case Op::FloorDivide:
       case Op::Modulo:
       case Op::CeilDiv: return divide(node.op, operand(0), operand(1));
       case Op::Less: return operand(0) < operand(1);
@@ -417,8 +464,10 @@ class TreeWalker {
     if (op == Op::Modulo) return b == -1 ? 0 : a % b;  // INT64_MIN % -1 is UB in C++
     if (a == std::numeric_limits<std::int64_t>::min() && b == -1) overflow(op);
     const std::int64_t quotient = a / b;
-    const bool round_up = op == Op::CeilDiv && a % b != 0 && (a < 0) == (b < 0);
-    return round_up ? quotient + 1 : quotient;
+    const bool inexact = a % b != 0;
+    if (op == Op::CeilDiv && inexact && (a < 0) == (b < 0)) return quotient + 1;
+    if (op == Op::FloorDivide && inexact && (a < 0) != (b < 0)) return quotient - 1;
+    return quotient;
   }
 
   std::int64_t power(std::int64_t base, std::int64_t exponent) const {

@@ -56,6 +56,11 @@ KernelBuilder& KernelBuilder::constraint(std::string expression) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::define_names(DefineNames names) {
+  kernel_.define_names = names;
+  return *this;
+}
+
 KernelBuilder& KernelBuilder::defines(std::vector<std::string> parameters) {
   kernel_.defines = std::move(parameters);
   return *this;
@@ -169,12 +174,8 @@ std::array<std::string, 3> dimensions(const std::vector<std::string>& expression
 std::vector<std::string> default_defines(const KernelDescription& kernel) {
   std::vector<std::string> defines;
   const Config config = Config::parse(kernel.default_config);
-  for (const auto& [name, value] : config.entries()) {
-    if (!kernel.defines.empty() && std::ranges::find(kernel.defines, name) == kernel.defines.end()) continue;
-    std::string macro = name;
-    std::ranges::transform(macro, macro.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    defines.push_back(fmt::format("-D{}={}", macro, to_string(value)));
-  }
+  for (const auto& [name, value] : config.entries())
+    if (const auto macro = macro_name(kernel, name)) defines.push_back(fmt::format("-D{}={}", *macro, to_string(value)));
   return defines;
 }
 

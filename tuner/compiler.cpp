@@ -76,7 +76,10 @@ CompiledVariant compile_now(const CompileRequest& request) {
     out.log = nvrtc_problem(code, fmt::format("registering kernel '{}'", request.kernel));
     return out;
   }
-  std::vector<std::string> options = {"-arch=" + request.arch, "--ptxas-options=-v", "-std=c++17"};
+  std::vector<std::string> options = {"-arch=" + request.arch, "--ptxas-options=-v"};
+  // The kernel's own language standard wins over blocktune's default.
+  const bool own_standard = std::ranges::any_of(request.options, [](const std::string& o) { return o.starts_with("-std=") || o.starts_with("--std="); });
+  if (!own_standard) options.push_back("-std=c++17");
   for (const auto& [name, value] : request.defines) options.push_back(fmt::format("-D{}={}", name, value));
   options.insert(options.end(), request.options.begin(), request.options.end());
   std::vector<const char*> option_pointers;
@@ -92,6 +95,11 @@ CompiledVariant compile_now(const CompileRequest& request) {
   const char* lowered = nullptr;
   if (auto code = nvrtcGetLoweredName(program, request.kernel.c_str(), &lowered); code != NVRTC_SUCCESS) {
     out.log += nvrtc_problem(code, fmt::format("finding kernel '{}' in {}", request.kernel, request.source_name));
+    return out;
+  }
+  // NVRTC has been seen to report success with no name (sources with stray 0xFF bytes).
+  if (lowered == nullptr) {
+    out.log += fmt::format("\nNVRTC found no kernel '{}' in {} (is the source text UTF-8?)", request.kernel, request.source_name);
     return out;
   }
   out.lowered_name = lowered;

@@ -62,44 +62,10 @@ std::string_view cuda_type(ElementType type) {
     case ElementType::f64: return "double";
     case ElementType::i32: return "int";
     case ElementType::i64: return "long long";
+    case ElementType::u32: return "unsigned int";
+    case ElementType::u64: return "unsigned long long";
   }
   return "float";
-}
-
-// splitmix64: fast, and the same sequence on every platform.
-std::uint64_t next_random(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-template <typename T>
-void fill(std::span<T> data, const BufferArgument& spec) {
-  std::uint64_t state = spec.seed;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    double value = spec.value;
-    if (spec.init == BufferArgument::Init::random) {
-      // Uniform in [-1, 1), never exactly zero, so unwritten outputs show.
-      value = static_cast<double>(next_random(state) >> 11) * 0x1.0p-52 - 1.0;
-      if (value == 0) value = 0.5;
-      if constexpr (std::is_integral_v<T>) value *= 1000;
-    } else if (spec.init == BufferArgument::Init::values) {
-      value = i < spec.values.size() ? spec.values[i] : 0.0;
-    }
-    data[i] = static_cast<T>(value);
-  }
-}
-
-HostBuffer make_host_buffer(const BufferArgument& spec, std::int64_t count) {
-  HostBuffer buffer{spec.name, spec.type, std::vector<std::byte>(static_cast<std::size_t>(count) * size_of(spec.type))};
-  switch (spec.type) {
-    case ElementType::f32: fill(buffer.as<float>(), spec); break;
-    case ElementType::f64: fill(buffer.as<double>(), spec); break;
-    case ElementType::i32: fill(buffer.as<std::int32_t>(), spec); break;
-    case ElementType::i64: fill(buffer.as<std::int64_t>(), spec); break;
-  }
-  return buffer;
 }
 
 bool is_sticky(CUresult code) {
@@ -165,7 +131,7 @@ class MeasurementSession::Impl {
       if (!spec) continue;
       const std::int64_t count = Expression::parse(spec->count).evaluate_int(env);
       if (count < 1) throw std::invalid_argument(fmt::format("kernel {}: buffer {} has {} elements", kernel.name, spec->name, count));
-      Slot slot{*spec, make_host_buffer(*spec, count), {}, {}};
+      Slot slot{*spec, initial_buffer(*spec, count), {}, {}};
       if (spec->init == BufferArgument::Init::file)
         slot.initial.bytes = read_exact(spec->file, slot.initial.bytes.size(), fmt::format("kernel {}, buffer {}", kernel.name, spec->name));
       bytes += slot.initial.bytes.size();
@@ -344,15 +310,8 @@ class MeasurementSession::Impl {
         arguments.push_back(&pointers_[buffer++]);
         continue;
       }
-      const auto& scalar = std::get<ScalarArgument>(kernel_.arguments[a]);
-      const std::int64_t value = Expression::parse(scalar.value).evaluate_int(lookup);
       auto& storage = scalars_[a];
-      switch (scalar.type) {
-        case ElementType::i32: { const auto v = static_cast<std::int32_t>(value); std::memcpy(storage.data(), &v, sizeof v); break; }
-        case ElementType::i64: std::memcpy(storage.data(), &value, sizeof value); break;
-        case ElementType::f32: { const auto v = static_cast<float>(value); std::memcpy(storage.data(), &v, sizeof v); break; }
-        case ElementType::f64: { const auto v = static_cast<double>(value); std::memcpy(storage.data(), &v, sizeof v); break; }
-      }
+      storage = scalar_bytes(std::get<ScalarArgument>(kernel_.arguments[a]), lookup);
       arguments.push_back(storage.data());
     }
     return arguments;

@@ -5,6 +5,7 @@
 // builder's description is what the built-in kernels are.
 #include <blocktune/builder.hpp>
 #include <blocktune/spec.hpp>
+#include <blocktune/text.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <fmt/format.h>
@@ -184,6 +185,9 @@ class FirstConfiguration {
 // for any realistic space, small enough that a load never takes long.
 constexpr std::size_t kSearchBudget = 200'000;
 
+// Included files read when looking for a parameter's macro.
+constexpr std::size_t kMaxIncludedFiles = 256;
+
 class Validator {
  public:
   Validator(KernelDescription& kernel, std::string_view origin) : kernel_(kernel), origin_(origin) {
@@ -206,6 +210,7 @@ class Validator {
     check_expression("dynamic_smem", kernel_.dynamic_smem, Scope::all);
     check_expression("carveout", kernel_.carveout, Scope::all);
     check_arguments();
+    check_parameters_reach_kernel();
     if (!kernel_.bytes_moved.empty()) check_expression("objective.bytes_moved", kernel_.bytes_moved, Scope::all);
     if (!kernel_.flops.empty()) check_expression("objective.flops", kernel_.flops, Scope::all);
     for (const WorkField& field : kWorkFields)
@@ -290,13 +295,81 @@ class Validator {
     for (std::size_t i = 0; i < kernel_.defines.size(); ++i)
       if (!is_parameter(kernel_.defines[i]))
         fail(fmt::format("defines[{}]", i), fmt::format("'{}' is not a parameter (parameters: {})", kernel_.defines[i], listing(parameter_names())));
-    // Defines are upper-cased: two parameters must not become the same macro.
+    // Two parameters must not become the same macro.
     for (const Parameter& p : kernel_.space.parameters()) {
-      std::string macro = p.name;
-      std::ranges::transform(macro, macro.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-      if (auto [it, added] = upper.emplace(macro, p.name); !added)
-        fail("parameters." + p.name, fmt::format("'{}' and '{}' both become the define {}", it->second, p.name, macro));
+      const auto macro = macro_name(kernel_, p.name);
+      if (!macro) continue;
+      if (auto [it, added] = upper.emplace(*macro, p.name); !added)
+        fail("parameters." + p.name, fmt::format("'{}' and '{}' both become the define {}", it->second, p.name, *macro));
     }
+  }
+
+  // Every parameter must change what runs: a macro the sources name, a
+  // placeholder of the entry, or a variable of the launch geometry or of a
+  // scalar argument. One that reaches nothing would tune noise.
+  void check_parameters_reach_kernel() const {
+    std::set<std::string> launch_variables;
+    const auto collect = [&](const std::string& text) {
+      if (scalar_literal(text)) return;
+      const Expression expression = Expression::parse(text);
+      launch_variables.insert(expression.variables().begin(), expression.variables().end());
+    };
+    for (std::size_t d = 0; d < 3; ++d) collect(kernel_.block[d]), collect(kernel_.grid[d]);
+    collect(kernel_.dynamic_smem);
+    collect(kernel_.carveout);
+    for (const Argument& argument : kernel_.arguments)
+      if (const auto* scalar = std::get_if<ScalarArgument>(&argument)) collect(scalar->value);
+    const std::string included = included_sources();
+    for (const Parameter& p : kernel_.space.parameters()) {
+      if (launch_variables.contains(p.name) || kernel_.entry.find("{" + p.name + "}") != std::string::npos) continue;
+      const auto macro = macro_name(kernel_, p.name);
+      if (macro && (mentions(kernel_.source, *macro) || mentions(included, *macro))) continue;
+      std::string why = macro ? fmt::format("the sources never name its macro {}", *macro) : "it is not passed as a define (\"defines\")";
+      if (macro && *macro != p.name && (mentions(kernel_.source, p.name) || mentions(included, p.name)))
+        why += fmt::format(", but they do name '{}': set \"define_names\": \"as-is\" to pass parameters as written", p.name);
+      fail("parameters." + p.name, fmt::format("reaches nothing: {}; it is not a placeholder of the entry, nor used by the launch geometry, "
+                                                 "shared memory, carveout or a scalar argument, so every value would compile and run the same kernel",
+                                                 why));
+    }
+  }
+
+  // The text of the files the sources #include that an include path (-I) holds, and of theirs.
+  std::string included_sources() const {
+    std::vector<std::filesystem::path> folders;
+    for (const std::string& option : kernel_.options)
+      if (option.starts_with("-I") && option.size() > 2) folders.emplace_back(option.substr(2));
+    std::string text;
+    std::set<std::filesystem::path> seen;
+    std::vector<std::string> pending{kernel_.source};
+    while (!pending.empty() && seen.size() < kMaxIncludedFiles) {
+      const std::string source = std::move(pending.back());
+      pending.pop_back();
+      for (const std::string& name : included_names(source))
+        for (const auto& folder : folders) {
+          const auto file = (folder / name).lexically_normal();
+          std::error_code error;
+          if (seen.contains(file) || !std::filesystem::is_regular_file(file, error)) continue;
+          seen.insert(file);
+          std::ifstream in(file, std::ios::binary);
+          std::string content{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+          text += content + "\n";
+          pending.push_back(std::move(content));
+          break;
+        }
+    }
+    return text;
+  }
+
+  static std::vector<std::string> included_names(const std::string& source) {
+    std::vector<std::string> names;
+    for (std::size_t at = source.find("#include"); at != std::string::npos; at = source.find("#include", at + 1)) {
+      const auto open = source.find_first_of("\"<", at + 8);
+      const auto line_end = source.find('\n', at);
+      if (open == std::string::npos || open > line_end) continue;
+      const auto close = source.find(source[open] == '"' ? '"' : '>', open + 1);
+      if (close != std::string::npos && close < line_end) names.push_back(source.substr(open + 1, close - open - 1));
+    }
+    return names;
   }
 
   void check_expression(const std::string& field, const std::string& text, Scope scope) const {
@@ -333,7 +406,10 @@ class Validator {
       for (std::size_t b = 0; b < a; ++b)
         if (argument_name(kernel_.arguments[b]) == name) fail(field, fmt::format("the name '{}' is already arguments[{}]'s", name, b));
       if (const auto* scalar = std::get_if<ScalarArgument>(&kernel_.arguments[a])) {
-        check_expression(field + ".value", scalar->value, Scope::all);
+        if (const auto literal = scalar_literal(scalar->value))
+          check_initial_value(field + ".value", scalar->type, *literal);
+        else
+          check_expression(field + ".value", scalar->value, Scope::all);
         continue;
       }
       const auto& buffer = std::get<BufferArgument>(kernel_.arguments[a]);
@@ -368,11 +444,12 @@ class Validator {
         case ElementType::f64: return {-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
         case ElementType::i32: return {-0x1p31, 0x1p31 - 1};
         case ElementType::i64: return {-0x1p63, 0x1p63 - 1024};  // the largest double below 2^63
+        case ElementType::u32: return {0, 0x1p32 - 1};
+        case ElementType::u64: return {0, 0x1p64 - 2048};  // the largest double below 2^64
       }
       return {0, 0};
     }();
-    const bool integral = type == ElementType::i32 || type == ElementType::i64;
-    if (!std::isfinite(value) || value < lowest || value > highest || (integral && value != std::trunc(value)))
+    if (!std::isfinite(value) || value < lowest || value > highest || (is_integral(type) && value != std::trunc(value)))
       fail(field, fmt::format("{} is not a value of type {}", value, to_string(type)));
   }
 
@@ -412,7 +489,13 @@ class Validator {
         if (const auto* buffer = std::get_if<BufferArgument>(&argument); buffer && buffer->output)
           if (std::ranges::find(kernel_.reference_files, buffer->name, &std::pair<std::string, std::string>::first) == kernel_.reference_files.end())
             fail("verify.reference_files", fmt::format("no file for the output '{}'", buffer->name));
-    if (!kernel_.reference_key.empty()) check_expression("verify.reference_key", kernel_.reference_key, Scope::all);
+    if (!kernel_.reference_key.empty()) {
+      check_expression("verify.reference_key", kernel_.reference_key, Scope::all);
+      // Against the default configuration's output every key would give the same expectation.
+      if (!kernel_.reference && !kernel_.reference_kernel && kernel_.reference_files.empty())
+        fail("verify.reference_key", "needs a reference_kernel (or a reference function) to compute the expected outputs per key; "
+                                     "without one every configuration is compared with the default configuration's output");
+    }
   }
 
   // Constraints that do not depend on the problem size, which is unknown at load.
@@ -673,7 +756,7 @@ class SpecReader {
     if (duplicates.duplicate()) fail(*duplicates.duplicate(), "appears twice in the same object");
     if (!spec.is_object()) fail("(top level)", fmt::format("a spec is a JSON object, not {}", json_type(spec)));
     check_keys(spec, "", {"$schema", "name", "summary", "sources", "include_paths", "entry", "options", "problem", "parameters",
-                          "constraints", "defines", "default", "block", "grid", "dynamic_smem", "carveout", "arguments",
+                          "constraints", "defines", "define_names", "default", "block", "grid", "dynamic_smem", "carveout", "arguments",
                           "objective", "work", "verify"});
 
     KernelBuilder builder(string(required(spec, "name", "", "the kernel's key in the tuning database"), "name"));
@@ -690,6 +773,11 @@ class SpecReader {
     if (const Json* constraints = find(spec, "constraints"))
       for (const std::string& constraint : string_list(*constraints, "constraints", false)) builder.constraint(constraint);
     if (const Json* defines = find(spec, "defines")) builder.defines(string_list(*defines, "defines", false));
+    if (const Json* names = find(spec, "define_names")) {
+      const std::string chosen = string(*names, "define_names");
+      if (chosen != "upper" && chosen != "as-is") fail("define_names", fmt::format("'{}' is not \"upper\" (block_x becomes BLOCK_X) or \"as-is\"", chosen));
+      builder.define_names(chosen == "upper" ? DefineNames::upper : DefineNames::as_is);
+    }
     if (const Json* default_config = find(spec, "default")) builder.default_config(read_default(*default_config));
     builder.block(expression_list(required(spec, "block", "", "the block's dimensions, e.g. [\"block_x\", \"block_y\"]"), "block"));
     read_grid(required(spec, "grid", "", "the grid, e.g. {\"divisors\": [\"block_x\", \"block_y\"]}"), builder);
@@ -822,15 +910,15 @@ class SpecReader {
   }
 
   std::optional<ElementType> element_type(std::string_view name) const {
-    for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::i64})
+    for (ElementType type : kElementTypes)
       if (to_string(type) == name) return type;
     return std::nullopt;
   }
 
   ElementType read_type(const Json& argument, const std::string& path) const {
-    const std::string name = string(required(argument, "type", path, "the element type: f32, f64, i32 or i64"), path + ".type");
+    const std::string name = string(required(argument, "type", path, "the element type: f32, f64, i32, i64, u32 or u64"), path + ".type");
     if (auto type = element_type(name)) return *type;
-    fail(path + ".type", fmt::format("'{}' is not an element type; use f32, f64, i32 or i64", name));
+    fail(path + ".type", fmt::format("'{}' is not an element type; use f32, f64, i32, i64, u32 or u64", name));
   }
 
   void read_arguments(const Json& arguments, KernelBuilder& builder) const {
@@ -844,11 +932,12 @@ class SpecReader {
       if (is_buffer == is_scalar) fail(path, "give exactly one of \"buffer\" (a device buffer's name) and \"scalar\" (a scalar's name)");
       if (is_scalar) {
         check_keys(argument, path, {"scalar", "type", "value"});
+        const Json& value = required(argument, "value", path, "a number or an integer expression for the value, e.g. 0.5 or \"n\"");
         builder.scalar(string(argument["scalar"], path + ".scalar"), read_type(argument, path),
-                       expression(required(argument, "value", path, "an expression for the value, e.g. \"n\""), path + ".value"));
+                       value.is_number_float() ? exact_text(value.get<double>()) : expression(value, path + ".value"));
         continue;
       }
-      check_keys(argument, path, {"buffer", "type", "count", "init", "seed", "value", "values", "file", "output"});
+      check_keys(argument, path, {"buffer", "type", "count", "init", "seed", "value", "values", "file", "low", "high", "mean", "stddev", "output"});
       builder.buffer(read_buffer(argument, path, a));
     }
   }
@@ -859,40 +948,57 @@ class SpecReader {
     buffer.type = read_type(argument, path);
     buffer.count = expression(required(argument, "count", path, "the number of elements, an expression over the problem dimensions"), path + ".count");
     const std::string init = argument.contains("init") ? string(argument["init"], path + ".init") : "random";
-    // Each initialisation takes its own field and no other's.
-    const std::map<std::string, std::pair<BufferArgument::Init, std::string>> kinds = {
-        {"random", {BufferArgument::Init::random, "seed"}},
-        {"constant", {BufferArgument::Init::constant, "value"}},
-        {"values", {BufferArgument::Init::values, "values"}},
-        {"file", {BufferArgument::Init::file, "file"}}};
+    // Each initialisation takes its own fields and no other's.
+    struct Kind {
+      BufferArgument::Init init;
+      std::vector<std::string> fields;
+    };
+    const std::map<std::string, Kind> kinds = {{"random", {BufferArgument::Init::random, {"seed"}}},
+                                               {"uniform", {BufferArgument::Init::uniform, {"low", "high", "seed"}}},
+                                               {"normal", {BufferArgument::Init::normal, {"mean", "stddev", "seed"}}},
+                                               {"constant", {BufferArgument::Init::constant, {"value"}}},
+                                               {"values", {BufferArgument::Init::values, {"values"}}},
+                                               {"iota", {BufferArgument::Init::iota, {}}},
+                                               {"file", {BufferArgument::Init::file, {"file"}}}};
     const auto kind = kinds.find(init);
-    if (kind == kinds.end()) fail(path + ".init", fmt::format("'{}' is not random, constant, values or file", init));
-    buffer.init = kind->second.first;
+    if (kind == kinds.end()) fail(path + ".init", fmt::format("'{}' is not random, uniform, normal, constant, values, iota or file", init));
+    buffer.init = kind->second.init;
     for (const auto& [name, other] : kinds)
-      if (other.second != kind->second.second && argument.contains(other.second))
-        fail(path + "." + other.second, fmt::format("is used only with \"init\": \"{}\"", name));
-    const std::string field = path + "." + kind->second.second;
+      for (const std::string& field : other.fields)
+        if (argument.contains(field) && std::ranges::find(kind->second.fields, field) == kind->second.fields.end())
+          fail(path + "." + field, fmt::format("is not used with \"init\": \"{}\"", init));
+    // Distinct random contents per buffer unless a seed is given.
+    if (std::ranges::find(kind->second.fields, "seed") != kind->second.fields.end()) buffer.seed = position + 1;
+    if (argument.contains("seed")) {
+      const Json& seed = argument["seed"];
+      if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<std::int64_t>() < 0))
+        fail(path + ".seed", fmt::format("expected a non-negative integer, got {}", json_type(seed)));
+      buffer.seed = seed.get<std::uint64_t>();
+    }
+    const auto optional_number = [&](const char* name, double fallback) {
+      return argument.contains(name) ? number(argument[name], path + "." + name) : fallback;
+    };
     switch (buffer.init) {
-      case BufferArgument::Init::random:
-        buffer.seed = position + 1;  // distinct contents per buffer unless a seed is given
-        if (argument.contains("seed")) {
-          const Json& seed = argument["seed"];
-          if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<std::int64_t>() < 0))
-            fail(field, fmt::format("expected a non-negative integer, got {}", json_type(seed)));
-          buffer.seed = seed.get<std::uint64_t>();
-        }
+      case BufferArgument::Init::random: case BufferArgument::Init::iota: break;
+      case BufferArgument::Init::uniform:
+        buffer.low = optional_number("low", 0), buffer.high = optional_number("high", 1);
+        if (!(buffer.low < buffer.high)) fail(path + ".high", fmt::format("{} is not above low ({})", buffer.high, buffer.low));
+        break;
+      case BufferArgument::Init::normal:
+        buffer.mean = optional_number("mean", 0), buffer.stddev = optional_number("stddev", 1);
+        if (!(buffer.stddev >= 0)) fail(path + ".stddev", fmt::format("{} is negative", buffer.stddev));
         break;
       case BufferArgument::Init::constant:
-        buffer.value = number(required(argument, "value", path, "the value of every element"), field);
+        buffer.value = number(required(argument, "value", path, "the value of every element"), path + ".value");
         break;
       case BufferArgument::Init::values: {
         const Json& values = required(argument, "values", path, "the elements' values");
-        expect(values, Json::value_t::array, field, "an array of numbers");
-        for (std::size_t i = 0; i < values.size(); ++i) buffer.values.push_back(number(values[i], fmt::format("{}[{}]", field, i)));
+        expect(values, Json::value_t::array, path + ".values", "an array of numbers");
+        for (std::size_t i = 0; i < values.size(); ++i) buffer.values.push_back(number(values[i], fmt::format("{}.values[{}]", path, i)));
         break;
       }
       case BufferArgument::Init::file:
-        buffer.file = resolve(string(required(argument, "file", path, "a file of raw elements"), field)).string();
+        buffer.file = resolve(string(required(argument, "file", path, "a file of raw elements"), path + ".file")).string();
         break;
     }
     if (argument.contains("output")) {

@@ -75,12 +75,8 @@ ResolvedConfig resolve(const KernelDescription& kernel, const Config& config, co
   r.request.kernel = substitute(kernel.entry, config);
   r.request.options = kernel.options;
   r.request.arch = device.arch();
-  for (const auto& [name, value] : config.entries()) {
-    const bool passed = kernel.defines.empty() || std::ranges::find(kernel.defines, name) != kernel.defines.end();
-    if (passed) r.request.defines.emplace_back(name, to_string(value));
-  }
-  // Defines are upper-cased: block_x -> BLOCK_X, the convention of kernel sources.
-  for (auto& [name, value] : r.request.defines) std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  for (const auto& [name, value] : config.entries())
+    if (auto macro = macro_name(kernel, name)) r.request.defines.emplace_back(std::move(*macro), to_string(value));
   for (int d = 0; d < 3; ++d) {
     r.shape.block[d] = to_dimension(evaluate(kernel, "block", kernel.block[d], lookup), fmt::format("block dimension {}", d));
     r.shape.grid[d] = to_dimension(evaluate(kernel, "grid", kernel.grid[d], lookup), fmt::format("grid dimension {}", d));

@@ -161,7 +161,10 @@ TEST_CASE("Parse errors name the expression and the column") {
   CHECK_THAT(parse_error("99999999999999999999"), Catch::Contains("out of 64-bit range"));
   CHECK_THAT(parse_error("'abc"), Catch::Contains("unterminated string"));
   CHECK_THAT(parse_error("1 ? 2"), Catch::Contains("expected ':'"));
-  CHECK_THAT(parse_error("a & b"), Catch::Contains("column 3"));
+  CHECK_THAT(parse_error("a & b"), Catch::Contains("column 3") && Catch::Contains("'&&' or 'and'"));
+  CHECK_THAT(parse_error("a | b"), Catch::Contains("'||' or 'or'"));
+  CHECK_THAT(parse_error("a = 1"), Catch::Contains("comparison is '=='"));
+  CHECK_THAT(parse_error("2 ^ 3"), Catch::Contains("'**' or pow(a, b)"));
   CHECK_THAT(parse_error(""), Catch::Contains("unexpected end of expression"));
   CHECK_THAT(parse_error("1 2"), Catch::Contains("column 3"));
 }
@@ -187,4 +190,36 @@ TEST_CASE("Evaluation errors instead of undefined behaviour") {
   CHECK_THAT(error_of("!'a'"), Catch::Contains("'!' needs an integer"));
   CHECK_THROWS_WITH(Expression::parse("'a'").evaluate_int(), Catch::Contains("expected an integer"));
   CHECK_THROWS_WITH(Expression::parse("'a'").evaluate_bool(), Catch::Contains("expected a condition"));
+}
+
+TEST_CASE("Python's spellings of the operators, as Kernel Tuner restrictions and T1 files write them") {
+  const Lookup v = variables({{"x", Value{std::int64_t{6}}}, {"order", Value{std::int64_t{2}}}, {"nothing", Value{std::int64_t{0}}}});
+  CHECK(eval("x > 4 and x < 8", v) == 1);
+  CHECK(eval("x > 7 or x == 6", v) == 1);
+  CHECK(eval("not x == 6", v) == 0);           // not binds looser than ==, as in Python
+  CHECK(eval("not nothing and x", v) == 1);    // and looser than not
+  CHECK(eval("order or nothing", v) == 1);     // a name starting with "or" is a name
+  CHECK(eval("nothing or order", v) == 1);
+  CHECK(eval("x // 4", v) == 1);
+  CHECK(eval("-7 // 2") == -4);                // floor, as in Python (C's / gives -3)
+  CHECK(eval("-7 / 2") == -3);
+  CHECK(eval("7 // -2") == -4);
+  CHECK(eval("2 ** 3 ** 2") == 512);           // right-associative
+  CHECK(eval("2 * 3 ** 2") == 18);             // tighter than *
+  CHECK(eval("True and not False") == 1);
+  CHECK(eval("x % 4 == 2 and (x * 2 <= 1024)", v) == 1);
+}
+
+TEST_CASE("Nesting has a depth limit instead of overflowing the stack") {
+  const auto parse_error = [](const std::string& text) {
+    try {
+      Expression::parse(text);
+    } catch (const ExpressionError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(parse_error(std::string(60000, '(')), Catch::Contains("nested more than 256 deep"));
+  CHECK_THAT(parse_error(std::string(60000, '-') + "1"), Catch::Contains("nested more than 256 deep"));
+  CHECK(parse_error(std::string(100, '(') + "1" + std::string(100, ')')) == "no error");
 }

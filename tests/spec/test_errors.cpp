@@ -43,7 +43,7 @@ TEST_CASE("a missing field is named with what it should hold", "[spec][errors]")
   CHECK(error_of([](Json& s) { s["arguments"][0].erase("count"); }) ==
         "bad.json: arguments[0].count: missing; required: the number of elements, an expression over the problem dimensions");
   CHECK(error_of([](Json& s) { s["arguments"][2].erase("type"); }) ==
-        "bad.json: arguments[2].type: missing; required: the element type: f32, f64, i32 or i64");
+        "bad.json: arguments[2].type: missing; required: the element type: f32, f64, i32, i64, u32 or u64");
   CHECK(error_of([](Json& s) { s["objective"] = {{"metric", "GB/s"}}; }) ==
         "bad.json: objective.bytes_moved: missing; required by metric GB/s: the bytes one run reads and writes");
 }
@@ -58,7 +58,7 @@ TEST_CASE("a field of the wrong type is named with the type expected and found",
   CHECK(error_of([](Json& s) { s["block"] = "block_x"; }) == "bad.json: block: expected an array of 1 to 3 expressions, got a string");
   CHECK(error_of([](Json& s) { s["arguments"][0]["output"] = "yes"; }) == "bad.json: arguments[0].output: expected true or false, got a string");
   CHECK(error_of([](Json& s) { s["arguments"][0]["type"] = "float"; }) ==
-        "bad.json: arguments[0].type: 'float' is not an element type; use f32, f64, i32 or i64");
+        "bad.json: arguments[0].type: 'float' is not an element type; use f32, f64, i32, i64, u32 or u64");
   CHECK(message_of("[1, 2]") == "bad.json: (top level): a spec is a JSON object, not an array");
 }
 
@@ -155,6 +155,7 @@ TEST_CASE("a default that is not a configuration of the space is refused", "[spe
         "bad.json: default.tile: 'tile' is not a parameter (parameters: block_x)");
   CHECK(error_of([](Json& s) {
           s["parameters"]["tile"] = Json::array({1, 2});
+          s["grid"] = {{"divisors", Json::array({"block_x * tile"})}};
           s["default"] = {{"block_x", 32}};
         }) == "bad.json: default: gives no value for the parameter 'tile'");
   CHECK(error_of([](Json& s) {
@@ -177,9 +178,9 @@ TEST_CASE("arguments must be consistent", "[spec][errors]") {
           s["arguments"][0]["init"] = "constant";
           s["arguments"][0]["value"] = 1;
           s["arguments"][0]["seed"] = 3;
-        }) == R"(bad.json: arguments[0].seed: is used only with "init": "random")");
+        }) == R"(bad.json: arguments[0].seed: is not used with "init": "constant")");
   CHECK(error_of([](Json& s) { s["arguments"][0]["init"] = "zeros"; }) ==
-        "bad.json: arguments[0].init: 'zeros' is not random, constant, values or file");
+        "bad.json: arguments[0].init: 'zeros' is not random, uniform, normal, constant, values, iota or file");
   CHECK(error_of([](Json& s) {
           s["arguments"][1]["type"] = "i32";
           s["arguments"][1]["init"] = "constant";

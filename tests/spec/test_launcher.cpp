@@ -92,6 +92,7 @@ TEST_CASE("a stored configuration the description no longer allows is not launch
   spec = minimal_spec();
   spec["parameters"]["block_x"] = Json::array({32, 64, 128});
   spec["parameters"]["tile"] = Json::array({1, 2});
+  spec["grid"] = {{"divisors", Json::array({"block_x * tile"})}};
   s = select_configuration(from_json(spec), db, h100, problem);
   CHECK(s.note == "the database's configuration block_x=128 is not used: it has no value for the parameter tile; launching the default");
   CHECK(s.config.to_string() == "block_x=32,tile=1");

@@ -128,6 +128,7 @@ TEST_CASE("without a default, the first configuration satisfying the constraints
   Json spec = minimal_spec();
   spec["parameters"] = Json::parse(R"({"block_x": [16, 32, 64], "tile": [8, 4]})");
   spec["constraints"] = Json::array({"block_x * tile >= 256"});
+  spec["grid"] = {{"divisors", Json::array({"block_x * tile"})}};  // so that the tile reaches the kernel
   CHECK(from_json(spec).default_config == "block_x=32,tile=8");
   // The device's limits count; the problem size, unknown at load, does not.
   spec["constraints"] = Json::array({"block_x * tile * 16 > max_threads_per_block", "tile <= n"});
@@ -151,8 +152,8 @@ TEST_CASE("grids are expressions or divisors of the problem dimensions", "[spec]
   spec["parameters"] = Json::parse(R"({"tile_x": [16, 32], "tile_y": [4, 8], "per_thread": [1, 2]})");
   spec["block"] = Json::array({"tile_x", "tile_y"});
   spec["grid"] = {{"divisors", Json::array({"tile_x", "tile_y * per_thread"})}};
+  spec["arguments"][2]["value"] = "width * per_thread / per_thread";  // per_thread must reach the kernel with either grid
   spec["arguments"][0]["count"] = spec["arguments"][1]["count"] = "width * height";
-  spec["arguments"][2]["value"] = "width";
   KernelDescription k = from_json(spec);
   CHECK(k.grid == Dims{"ceil_div(width, tile_x)", "ceil_div(height, tile_y * per_thread)", "1"});
   const ResolvedConfig r = resolve(k, Config::parse("tile_x=32,tile_y=8,per_thread=2"), require_arch_profile("sm_90"),

@@ -65,8 +65,10 @@ class KernelBuilder {
   KernelBuilder& problem(std::vector<std::string> dimension_names);
   KernelBuilder& parameter(std::string name, std::vector<Value> values);
   KernelBuilder& constraint(std::string expression);
-  // Parameters passed to the source as -DNAME=value (upper-cased); default: all.
+  // Parameters passed to the source as -DNAME=value; default: all.
   KernelBuilder& defines(std::vector<std::string> parameters);
+  // How their names reach the source: upper-cased (default) or as written.
+  KernelBuilder& define_names(DefineNames names);
   // The configuration to compare against and fall back to, e.g. "block_x=32,tile=2";
   // default: the first configuration that satisfies the constraints.
   KernelBuilder& default_config(std::string config_text);

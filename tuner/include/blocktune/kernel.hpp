@@ -20,12 +20,15 @@
 
 namespace blocktune {
 
-enum class ElementType { f32, f64, i32, i64 };
+enum class ElementType { f32, f64, i32, i64, u32, u64 };
+inline constexpr std::array kElementTypes{ElementType::f32, ElementType::f64, ElementType::i32,
+                                          ElementType::i64, ElementType::u32, ElementType::u64};
 std::size_t size_of(ElementType type);
 std::string_view to_string(ElementType type);
+bool is_integral(ElementType type);
 
 struct BufferArgument {
-  enum class Init { random, constant, values, file };
+  enum class Init { random, constant, values, file, uniform, normal, iota };
   std::string name;
   ElementType type = ElementType::f32;
   std::string count;               // elements, an expression over the problem dims
@@ -33,15 +36,25 @@ struct BufferArgument {
   double value = 0;                // for Init::constant
   std::vector<double> values;      // for Init::values: the whole buffer, e.g. coefficients
   std::string file;                // for Init::file: raw elements, exactly count * element size bytes
-  std::uint64_t seed = 1;
+  double low = -1, high = 1;       // for Init::uniform: uniform in [low, high)
+  double mean = 0, stddev = 1;     // for Init::normal
+  std::uint64_t seed = 1;          // for random, uniform and normal
   bool output = false;             // compared against the reference after a run
 };
 
 struct ScalarArgument {
   std::string name;
   ElementType type = ElementType::i32;
-  std::string value;               // an expression over the problem dims and parameters
+  std::string value;               // a number written out (0.1, -2.5e-3), or an integer expression over the problem dims and parameters
 };
+
+// The value of a scalar written as a number with a fraction or an exponent
+// ("0.1", "-3e-2"); nullopt for anything else, which is an integer expression.
+std::optional<double> scalar_literal(std::string_view text);
+
+// How parameters reach the source as macros: upper-cased (block_x becomes
+// BLOCK_X, blocktune's convention) or as written (Kernel Tuner's and T1 files').
+enum class DefineNames { upper, as_is };
 
 using Argument = std::variant<BufferArgument, ScalarArgument>;
 
@@ -57,6 +70,10 @@ struct HostBuffer {
   template <typename T>
   std::span<const T> as() const { return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)}; }
 };
+
+// A buffer's initial contents, `count` elements by its `init` (Init::file
+// leaves zeros: the caller reads the file).
+HostBuffer initial_buffer(const BufferArgument& buffer, std::int64_t count);
 
 // A trusted kernel that computes the expected outputs from the same
 // arguments, launched once per reference key.
@@ -108,6 +125,7 @@ struct KernelDescription {
   std::vector<std::string> options;   // extra NVRTC options
   SearchSpace space;
   std::vector<std::string> defines;   // parameters passed as -D; empty = every parameter
+  DefineNames define_names = DefineNames::upper;
 
   std::vector<std::string> problem_names = {"nx", "ny", "nz"};  // variables naming the problem dims
   // Launch geometry, expressions over parameters and problem dims.
@@ -139,5 +157,13 @@ struct KernelDescription {
   std::string reference_key;
   double tolerance = 1e-5;             // bound on ||out - ref|| / ||ref|| per output buffer
 };
+
+// The macro a parameter becomes (`define_names`), nullopt where the parameter
+// is not passed as a define.
+std::optional<std::string> macro_name(const KernelDescription& kernel, std::string_view parameter);
+
+// A scalar argument's bytes as the kernel takes it: `value` converted to
+// `type`, with `lookup` naming parameters, problem dims and device variables.
+std::array<std::byte, 8> scalar_bytes(const ScalarArgument& scalar, const Lookup& lookup);
 
 }  // namespace blocktune
