@@ -383,6 +383,7 @@ int tune(const TuneArgs& args) {
   if (result.copy_bandwidth_gbs > 0) fmt::print("; device-to-device copy {:.0f} GB/s", result.copy_bandwidth_gbs);
   fmt::print("\n");
   if (!result.budget_note.empty()) fmt::print("budget: {}\n", result.budget_note);
+  if (!result.model_note.empty()) fmt::print("model: {}\n", result.model_note);
   if (result.isolated && result.worker_restarts > 0)
     fmt::print("the measurement worker was restarted {} times after faults or timeouts\n", result.worker_restarts);
   if (result.compile_restarts > 0)

@@ -259,6 +259,7 @@ KernelDescription KernelBuilder::build() const {
     reference.block = dimensions(launch.block, from, field + ".block");
     reference.grid = dimensions(launch.grid, from, field + ".grid");
     reference.dynamic_smem = launch.dynamic_smem;
+    reference.options = launch.options;  // its own, for validation; the tuned kernel's go first below
     kernel.reference_kernel = std::move(reference);
   }
 
@@ -277,7 +278,7 @@ KernelDescription KernelBuilder::build() const {
     auto& options = kernel.reference_kernel->options;
     options = kernel.options;
     std::ranges::copy(default_defines(kernel), std::back_inserter(options));
-    std::ranges::copy(reference_launch_->options, std::back_inserter(options));
+    std::ranges::copy(reference_launch_->options, std::back_inserter(options));  // last: they may -U and -D the default's
   }
   return kernel;
 }

@@ -254,7 +254,9 @@ class MeasurementSession::Impl {
     if (kernel_.reference_kernel) {
       const ReferenceKernel& ref = *kernel_.reference_kernel;
       const Lookup lookup = config.lookup(environment(kernel_, device(), problem_));
-      CompileRequest request{ref.source, ref.source_name, substitute(ref.entry, config), {}, ref.options, device().arch()};
+      std::vector<std::string> options;
+      for (const std::string& option : ref.options) options.push_back(substitute(option, config));
+      CompileRequest request{ref.source, ref.source_name, substitute(ref.entry, config), {}, std::move(options), device().arch()};
       const CompiledVariant variant = compiler_.compile(request);
       if (!variant.ok) throw std::invalid_argument(fmt::format("kernel {}: the reference kernel does not compile:\n{}", kernel_.name, variant.log));
       LaunchShape3 shape;

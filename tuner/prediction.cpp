@@ -45,6 +45,11 @@ DeviceParameters model_parameters(const DeviceInfo& device, const std::vector<De
   return model_parameters(device, values);
 }
 
+bool counts_work(const KernelDescription& kernel) {
+  return kernel.work || !kernel.bytes_moved.empty() || !kernel.flops.empty() ||
+         std::ranges::any_of(kWorkFields, [&](const WorkField& field) { return !(kernel.work_expressions.*field.expression).empty(); });
+}
+
 KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem, const Config& config) {
   if (kernel.work)
     if (auto counted = kernel.work(problem, config)) return *counted;

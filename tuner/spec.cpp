@@ -478,6 +478,7 @@ class Validator {
         check_expression(fmt::format("{}.grid[{}]", field, d), reference->grid[d], Scope::all);
       }
       check_expression(field + ".dynamic_smem", reference->dynamic_smem, Scope::all);
+      check_reference_placeholders(field, *reference);
     }
     for (const auto& [output, file] : kernel_.reference_files) {
       const std::string field = "verify.reference_files." + output;
@@ -496,6 +497,26 @@ class Validator {
         fail("verify.reference_key", "needs a reference_kernel (or a reference function) to compute the expected outputs per key; "
                                      "without one every configuration is compared with the default configuration's output");
     }
+  }
+
+  // The reference is computed once per reference_key: the parameters its entry
+  // and options take must be among the key's, or one configuration's values
+  // would stand for all.
+  void check_reference_placeholders(const std::string& field, const ReferenceKernel& reference) const {
+    std::vector<std::string> keyed;
+    if (!kernel_.reference_key.empty()) keyed = Expression::parse(kernel_.reference_key).variables();
+    const auto check = [&](const std::string& where, const std::string& text) {
+      for (auto open = text.find('{'); open != std::string::npos; open = text.find('{', open + 1)) {
+        const auto close = text.find('}', open);
+        if (close == std::string::npos) fail(where, fmt::format("'{}' has a '{{' without a closing '}}'", text));
+        const std::string name = text.substr(open + 1, close - open - 1);
+        if (!is_parameter(name)) fail(where, fmt::format("placeholder '{{{}}}' names no parameter (parameters: {})", name, listing(parameter_names())));
+        if (std::ranges::find(keyed, name) == keyed.end())
+          fail(where, fmt::format("placeholder '{{{}}}' must be named by verify.reference_key, which decides when the reference runs again", name));
+      }
+    };
+    check(field + ".entry", reference.entry);
+    for (std::size_t i = 0; i < reference.options.size(); ++i) check(fmt::format("{}.options[{}]", field, i), reference.options[i]);
   }
 
   // Constraints that do not depend on the problem size, which is unknown at load.

@@ -264,7 +264,11 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // answered by the store or compiled on the pool while the GPU measures the
   // one before it; the GPU takes them in the order proposed, so that a rerun
   // with the same strategy, seed and look-ahead retraces the same steps.
-  const auto search = make_strategy(options.strategy)->start(space, options.use_model ? &scores : nullptr, options.seed);
+  const bool use_model = options.use_model && counts_work(kernel);
+  if (options.use_model && !use_model)
+    result.model_note = "the kernel counts no work (objective bytes_moved or flops, or work; docs/specs.md), so the search runs without "
+                        "the execution-time model";
+  const auto search = make_strategy(options.strategy)->start(space, use_model ? &scores : nullptr, options.seed);
   const std::size_t lookahead = options.lookahead > 0 ? options.lookahead : pool.workers() + 1;
   std::deque<Proposal> queue;
   // Configurations that differ only in launch settings share a variant: one
@@ -348,7 +352,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
         trial = static_trial(entry);
         if (entry.launchable()) {
           const double predicted = predicted_seconds(entry);
-          if (options.use_model) search->refine_score(proposal.index, predicted);
+          if (use_model) search->refine_score(proposal.index, predicted);
           if (predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
           if (!favourite || predicted < favourite->first) favourite.emplace(predicted, trial);
           const int launches = options.timing.warmup + options.timing.max_repeats + 1;

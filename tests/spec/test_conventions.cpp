@@ -194,3 +194,25 @@ TEST_CASE("a buffer's init takes only its own fields", "[spec][conventions]") {
   unknown["arguments"][1]["init"] = "gaussian";
   CHECK(folder.error(unknown) == "axpy.json: arguments[1].init: 'gaussian' is not random, uniform, normal, constant, values, iota or file");
 }
+
+TEST_CASE("a reference kernel's options may take parameters that the reference key names", "[spec][conventions]") {
+  const SpecFolder folder(kKernelTunerStyle);
+  Json spec = kernel_tuner_style_spec();
+  spec["verify"] = Json::parse(R"json({"reference_key": "tile_size",
+    "reference_kernel": {"entry": "axpy", "block": [64], "grid": ["ceil_div(n, 64)"], "options": ["-Utile_size", "-Dtile_size={tile_size}"]}})json");
+  const KernelDescription k = folder.load(spec);
+  // Compiled like the default configuration, its own options last so that they override the default's define.
+  CHECK(k.reference_kernel->options ==
+        std::vector<std::string>{"-Dblock_size_x=32", "-Dtile_size=1", "-Utile_size", "-Dtile_size={tile_size}"});
+
+  spec["verify"]["reference_key"] = "block_size_x";
+  CHECK(folder.error(spec) == "axpy.json: verify.reference_kernel.options[1]: placeholder '{tile_size}' must be named by "
+                              "verify.reference_key, which decides when the reference runs again");
+  spec["verify"].erase("reference_key");
+  spec["verify"]["reference_kernel"]["options"][1] = "-Dtile_size={tiles}";
+  CHECK_THAT(folder.error(spec), Catch::Contains("placeholder '{tiles}' names no parameter"));
+
+  Json key_alone = kernel_tuner_style_spec();
+  key_alone["verify"] = {{"reference_key", "tile_size"}};
+  CHECK_THAT(folder.error(key_alone), Catch::StartsWith("axpy.json: verify.reference_key: needs a reference_kernel"));
+}

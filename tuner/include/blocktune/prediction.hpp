@@ -21,6 +21,10 @@ DeviceParameters model_parameters(const DeviceInfo& device, const std::map<std::
 // The same from the metrics a store keeps for the device.
 DeviceParameters model_parameters(const DeviceInfo& device, const std::vector<DeviceMetric>& metrics);
 
+// Whether the kernel counts any work (a work function or expressions,
+// bytes_moved, flops): without counts the model has nothing to rank by.
+bool counts_work(const KernelDescription& kernel);
+
 // The kernel's work for one configuration: its own count where it has one,
 // else bytes_moved and flops.
 KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem, const Config& config);

@@ -185,6 +185,7 @@ struct TuneResult {
   double raw_size = 0;
   std::uint64_t valid = 0;             // valid configurations in the space
   std::string budget_note;             // the default budget applied, and how to change it; empty if none
+  std::string model_note;              // why the model was not used although asked for; empty if it was
   std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, in the order the strategy took them
   std::optional<Winner> winner;
   double copy_bandwidth_gbs = 0;       // device-to-device copy, measured in the same run (0 when simulated)
