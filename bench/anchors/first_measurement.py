@@ -13,6 +13,7 @@ times are compared by one method (blocktune reports medians, Kernel Tuner means)
   python3 bench/anchors/first_measurement.py OUT stencil3d_r1 gemm hotspot [--measure .carry/bin/blocktune]
 """
 import argparse
+import gzip
 import json
 import os
 import re
@@ -22,11 +23,16 @@ import sys
 CHECKPOINTS = (30, 120)
 
 
+def open_text(path):
+    """The file, or its .gz where only that is there (the committed results are compressed)."""
+    return open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt")
+
+
 def blocktune_timeline(out, kernel):
     with open(os.path.join(out, f"bt-{kernel}.start")) as f:
         start = float(f.read().split()[1])
     timeline = []
-    with open(os.path.join(out, f"bt-{kernel}.jsonl")) as f:
+    with open_text(os.path.join(out, f"bt-{kernel}.jsonl")) as f:
         for line in f:
             trial = json.loads(line)
             if trial["outcome"] == "ok":
@@ -35,7 +41,7 @@ def blocktune_timeline(out, kernel):
 
 
 def kernel_tuner_timeline(out, kernel):
-    with open(os.path.join(out, f"kt-{kernel}.json")) as f:
+    with open_text(os.path.join(out, f"kt-{kernel}.json")) as f:
         run = json.load(f)
     timeline = [(m["seconds"], m["config"], m["time_ms"]) for m in run["measurements"]
                 if m["time_ms"] is not None and m["seconds"] is not None]
