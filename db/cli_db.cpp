@@ -9,6 +9,7 @@
 #include <fmt/ostream.h>
 
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -67,6 +68,16 @@ void print_stats(std::ostream& out, std::string_view verb, std::string_view sour
              s.trials_added, s.trials_replaced, s.trials_kept, plural(s.winners, "winner"));
 }
 
+// Progress of an import or merge on `err`, once a second from a second after the start.
+ImportProgress import_progress(std::ostream& err, std::string verb, std::string source) {
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  return [&err, verb = std::move(verb), source = std::move(source), last](std::size_t done, std::size_t total) {
+    if (std::chrono::steady_clock::now() - *last < std::chrono::seconds(1)) return;
+    *last = std::chrono::steady_clock::now();
+    fmt::print(err, "{} {}: {} of {} trials written\n", verb, source, done, total);
+  };
+}
+
 // Writes next to the target, then renames: a failed export never leaves a
 // half-written file in place of a good one.
 void export_to_file(const std::filesystem::path& database, const std::filesystem::path& target) {
@@ -120,23 +131,23 @@ void add_db_commands(CLI::App& app, const std::filesystem::path& default_db, std
       ->capture_default_str();
 
   add("import", "add the trials of JSON exports (each file all or nothing; newer measurements win)",
-      [options, &out] {
+      [options, &out, &err] {
         Store store = Store::open(options->database);
         for (const auto& input : options->inputs) {
           std::ifstream file(input, std::ios::binary);
           if (!file || std::filesystem::is_directory(input))
             throw StoreError("cannot read JSON file '" + input + "': " +
                              (std::filesystem::exists(input) ? "not a readable file" : "it does not exist"));
-          print_stats(out, "imported", input, store.import_json(file, input));
+          print_stats(out, "imported", input, store.import_json(file, input, import_progress(err, "import", input)));
         }
       })
       ->add_option("files", options->inputs, "JSON files written by `blocktune db export`")
       ->required();
 
   add("merge", "add the trials of databases tuned on other machines (each all or nothing; newer measurements win)",
-      [options, &out] {
+      [options, &out, &err] {
         Store store = Store::open(options->database);
-        for (const auto& input : options->inputs) print_stats(out, "merged", input, store.merge(input));
+        for (const auto& input : options->inputs) print_stats(out, "merged", input, store.merge(input, import_progress(err, "merge", input)));
       })
       ->add_option("databases", options->inputs, "tuning databases to merge into --db")
       ->required();

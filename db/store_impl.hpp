@@ -91,7 +91,7 @@ struct Store::Impl {
                                          std::string_view default_config);
   std::int64_t find_or_add_problem(std::int64_t kernel_id, const std::string& dims);
   void write_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const TrialRecord&);
-  ImportStats apply(const Dump& dump);  // in one transaction
+  ImportStats apply(const Dump& dump, const ImportProgress& progress);  // in one transaction
 
   sqlite::Connection db;
   sqlite::Statement upsert_device, upsert_kernel, find_problem_id, insert_problem, select_trials, has_trial,

@@ -404,7 +404,7 @@ Dump read_dump(const sqlite::Connection& db) {
   return dump;
 }
 
-ImportStats Store::Impl::apply(const Dump& dump) {
+ImportStats Store::Impl::apply(const Dump& dump, const ImportProgress& progress) {
   sqlite::Transaction transaction(db);
   const auto count = [&] {
     return std::tuple{count_rows(db, "SELECT count(*) FROM devices"), count_rows(db, "SELECT count(*) FROM kernels"),
@@ -478,7 +478,8 @@ ImportStats Store::Impl::apply(const Dump& dump) {
 
   ImportStats stats;
   std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> sessions;
-  for (const auto& entry : dump.trials) {
+  for (std::size_t done = 0; const auto& entry : dump.trials) {
+    if (progress && done++ % 4096 == 0) progress(done - 1, dump.trials.size());
     const auto device = lookup(device_ids, entry.device_uuid, "device");
     const auto kernel = lookup(kernel_ids, std::pair{entry.kernel_name, entry.source_hash}, "kernel");
     const auto problem = problem_id(kernel, entry.problem);
@@ -507,7 +508,7 @@ ImportStats Store::Impl::apply(const Dump& dump) {
   return stats;
 }
 
-ImportStats Store::import_json(std::istream& in, std::string_view source_name) {
+ImportStats Store::import_json(std::istream& in, std::string_view source_name, const ImportProgress& progress) {
   Json root;
   try {
     root = Json::parse(in);
@@ -516,10 +517,10 @@ ImportStats Store::import_json(std::istream& in, std::string_view source_name) {
     if (const auto bracket = what.find("] "); bracket != what.npos) what.erase(0, bracket + 2);
     throw StoreError("JSON file '" + std::string(source_name) + "' is not valid JSON: " + what);
   }
-  return impl_->apply(dump_from_json(root, source_name));
+  return impl_->apply(dump_from_json(root, source_name), progress);
 }
 
-ImportStats Store::merge(const std::filesystem::path& other_database) {
+ImportStats Store::merge(const std::filesystem::path& other_database, const ImportProgress& progress) {
   std::error_code error;
   if (std::filesystem::equivalent(other_database, path(), error))
     throw StoreError(sqlite::quoted(path()) + " cannot be merged into itself");
@@ -528,7 +529,7 @@ ImportStats Store::merge(const std::filesystem::path& other_database) {
     const ReadSession source(other_database);
     dump = read_dump(source.db);
   }
-  return impl_->apply(dump);
+  return impl_->apply(dump, progress);
 }
 
 void export_json(const std::filesystem::path& file, std::ostream& out) {

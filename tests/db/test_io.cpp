@@ -47,7 +47,9 @@ TEST_CASE("export then import gives the same database") {
 
   const auto copy = dir / "b.db";
   std::istringstream in(json);
-  const auto stats = Store::open(copy).import_json(in, "a.json");
+  std::vector<std::pair<std::size_t, std::size_t>> reported;  // progress: (done, total)
+  const auto stats = Store::open(copy).import_json(in, "a.json", [&](std::size_t done, std::size_t total) { reported.emplace_back(done, total); });
+  CHECK(reported == std::vector<std::pair<std::size_t, std::size_t>>{{0, 3}});  // once per 4096 trials, from the first
   CHECK(stats.devices == 1);
   CHECK(stats.kernels == 1);
   CHECK(stats.problems == 2);

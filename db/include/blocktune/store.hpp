@@ -105,6 +105,9 @@ inline constexpr std::string_view copy_bandwidth_metric = "copy_bandwidth_gbs";
 
 // What `blocktune db import` and `merge` did. A trial already stored is
 // replaced only by a newer measurement (later timestamp) of the same key.
+// Called now and then while trials are written: how many of how many.
+using ImportProgress = std::function<void(std::size_t done, std::size_t total)>;
+
 struct ImportStats {
   std::int64_t devices = 0, kernels = 0, problems = 0;
   std::int64_t trials_added = 0, trials_replaced = 0, trials_kept = 0;
@@ -153,8 +156,8 @@ class Store {
                         const LaunchShape&);
 
   // All or nothing: on any error nothing of the input is stored.
-  ImportStats import_json(std::istream& in, std::string_view source_name);
-  ImportStats merge(const std::filesystem::path& other_database);
+  ImportStats import_json(std::istream& in, std::string_view source_name, const ImportProgress& progress = {});
+  ImportStats merge(const std::filesystem::path& other_database, const ImportProgress& progress = {});
 
  private:
   struct Impl;
