@@ -26,6 +26,14 @@ void add_target_options(CLI::App& command, cli::Target& target, bool allow_arch 
 
 }  // namespace
 
+// --spec FILE or --t1 FILE: a tuning spec or a T1 file (the spec reader reads both) instead of a built-in kernel.
+void add_kernel_file(CLI::App* command, std::filesystem::path& file) {
+  CLI::Option* spec = command->add_option("--spec", file, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
+  command->add_option("--t1", file, "T1 tuning-problem file (docs/specs.md, \"T1 files\") instead of a built-in kernel")
+      ->check(CLI::ExistingFile)
+      ->excludes(spec);
+}
+
 int main(int argc, char** argv) {
   CLI::App app{fmt::format(
       "blocktune {}: autotune CUDA kernels (block shape, carveout, kernel parameters) per GPU and problem size.\n"
@@ -58,9 +66,9 @@ int main(int argc, char** argv) {
                                           "of them (or all) and show registers, shared memory, spills, occupancy, the model's "
                                           "prediction, and why invalid ones are invalid (no GPU needed)");
   plan->add_option("kernel", plan_args.kernel, "kernel to plan")->default_val(std::string(kDefaultKernel));
-  plan->add_option("--problem,-p", plan_args.problem, "problem size, e.g. 512x512x512")->default_val(std::string(kDefaultProblem));
+  plan->add_option("--problem,-p", plan_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
   add_target_options(*plan, plan_args.target);
-  plan->add_option("--spec", plan_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
+  add_kernel_file(plan, plan_args.spec);
   plan->add_flag("--all", plan_args.all, "compile and list every valid configuration, not a sample");
   plan->add_option("--sample,-n", plan_args.sample, "configurations to compile, drawn uniformly from the valid ones")
       ->default_val(200)
@@ -77,7 +85,7 @@ int main(int argc, char** argv) {
   tune_args.database = default_db;
   auto* tune = app.add_subcommand("tune", "measure a kernel's configurations on a GPU and store every trial and the winner");
   tune->add_option("kernel", tune_args.kernel, "kernel to tune")->default_val(std::string(kDefaultKernel));
-  tune->add_option("--problem,-p", tune_args.problem, "problem size, e.g. 512x512x512")->default_val(std::string(kDefaultProblem));
+  tune->add_option("--problem,-p", tune_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
   tune->add_option("--device,-d", tune_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
   tune->add_option("--db", tune_args.database, "tuning database")->default_val(default_db.string());
   tune->add_flag("--or-plan", tune_args.or_plan, "with no GPU, say so and run the GPU-free plan for sm_90 instead of failing");
@@ -101,7 +109,7 @@ int main(int argc, char** argv) {
                    "measure nothing: take each configuration's result from this recorded space (blocktune replay's files), "
                    "on the architecture profile of --simulate-arch; no GPU needed")->check(CLI::ExistingFile);
   tune->add_option("--simulate-arch", tune_args.simulate_arch, "architecture profile for --simulate")->default_val("sm_90");
-  tune->add_option("--spec", tune_args.spec, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
+  add_kernel_file(tune, tune_args.spec);
   tune->add_option("--trace", tune_args.trace,
                    "write one JSON line per trial to this file: seconds since the start, configuration, outcome, time, best so far");
   tune->add_option("--timeout-floor", tune_args.timeout_floor,
@@ -119,8 +127,8 @@ int main(int argc, char** argv) {
   auto* measure = app.add_subcommand("measure", "check and time one configuration of a kernel on a GPU (nothing is stored)");
   measure->add_option("kernel", measure_args.kernel, "kernel")->default_val(std::string(kDefaultKernel));
   measure->add_option("--config,-c", measure_args.config, "configuration, e.g. block_x=64,block_y=4,... (default: the kernel's default)");
-  measure->add_option("--problem,-p", measure_args.problem, "problem size")->default_val(std::string(kDefaultProblem));
-  measure->add_option("--spec", measure_args.spec, "tuning spec file instead of a built-in kernel")->check(CLI::ExistingFile);
+  measure->add_option("--problem,-p", measure_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
+  add_kernel_file(measure, measure_args.spec);
   measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
   measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(CLI::PositiveNumber);
   measure->add_flag("--no-cache", measure_args.no_cache, "compile again, ignoring the variant cache");

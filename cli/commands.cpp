@@ -37,11 +37,18 @@ DeviceInfo target_device(const Target& target) {
   return query_device(target.device.value_or(0));
 }
 
-// The kernel a command is about: a tuning spec when given, else a built-in one.
-KernelDescription command_kernel(const std::string& name, const std::filesystem::path& spec, const ProblemSize& problem) {
-  KernelDescription kernel = spec.empty() ? load_kernel(name) : load_kernel("spec:" + spec.string());
+// The kernel a command is about: a tuning spec or T1 file when given, else a built-in one.
+KernelDescription command_kernel(const std::string& name, const std::filesystem::path& spec) {
+  return spec.empty() ? load_kernel(name) : load_kernel("spec:" + spec.string());
+}
+
+// The problem a command is about: the one given, else the kernel's own default, else the stencil's.
+ProblemSize command_problem(const KernelDescription& kernel, const std::optional<std::string>& given) {
+  const ProblemSize problem = given                      ? ProblemSize::parse(*given)
+                              : kernel.default_problem ? *kernel.default_problem
+                                                       : ProblemSize::parse(kDefaultProblem);
   check_problem(kernel, problem);
-  return kernel;
+  return problem;
 }
 
 // Ctrl-C or SIGTERM during tune: stop after the configuration being measured.
@@ -235,8 +242,8 @@ int list_kernels() {
 }
 
 int plan(const PlanArgs& args) {
-  const ProblemSize problem = ProblemSize::parse(args.problem);
-  const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
+  const KernelDescription kernel = command_kernel(args.kernel, args.spec);
+  const ProblemSize problem = command_problem(kernel, args.problem);
   const DeviceInfo device = target_device(args.target);
   const VariantCompiler compiler = make_compiler(args.no_cache);
   const unsigned threads = args.threads > 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -306,8 +313,8 @@ std::string trace_line(const TuneProgress& p) {
 }  // namespace
 
 int tune(const TuneArgs& args) {
-  const ProblemSize problem = ProblemSize::parse(args.problem);
-  const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
+  const KernelDescription kernel = command_kernel(args.kernel, args.spec);
+  const ProblemSize problem = command_problem(kernel, args.problem);
   std::optional<Simulation> simulation;
   if (!args.simulate.empty()) simulation = recorded_simulation(args.simulate, args.simulate_arch);
   if (!simulation && !Driver::available()) {
@@ -407,8 +414,8 @@ int tune(const TuneArgs& args) {
 }
 
 int measure(const MeasureArgs& args) {
-  const ProblemSize problem = ProblemSize::parse(args.problem);
-  const KernelDescription kernel = command_kernel(args.kernel, args.spec, problem);
+  const KernelDescription kernel = command_kernel(args.kernel, args.spec);
+  const ProblemSize problem = command_problem(kernel, args.problem);
   const Config config = Config::parse(args.config.empty() ? kernel.default_config : args.config);
   TimingOptions timing;
   if (args.repeats > 0) {

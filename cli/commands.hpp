@@ -15,7 +15,8 @@ struct Target {              // which device a command is about
 };
 
 struct PlanArgs {
-  std::string kernel, problem;
+  std::string kernel;
+  std::optional<std::string> problem;  // none: the kernel's default problem
   std::filesystem::path spec;  // a tuning spec instead of a built-in kernel
   Target target;
   bool all = false;                    // compile and list every valid configuration
@@ -28,7 +29,8 @@ struct PlanArgs {
 };
 
 struct TuneArgs {
-  std::string kernel, problem;
+  std::string kernel;
+  std::optional<std::string> problem;  // none: the kernel's default problem
   std::filesystem::path spec;
   double timeout_floor = 10, timeout_factor = 20;
   bool in_process = false;
@@ -52,7 +54,8 @@ struct TuneArgs {
 };
 
 struct MeasureArgs {
-  std::string kernel, problem, config;
+  std::string kernel, config;
+  std::optional<std::string> problem;  // none: the kernel's default problem
   std::filesystem::path spec;
   int device = 0;
   int repeats = 0;

@@ -56,6 +56,11 @@ KernelBuilder& KernelBuilder::constraint(std::string expression) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::default_problem(ProblemSize problem) {
+  kernel_.default_problem = std::move(problem);
+  return *this;
+}
+
 KernelBuilder& KernelBuilder::define_names(DefineNames names) {
   kernel_.define_names = names;
   return *this;

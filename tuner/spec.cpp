@@ -6,6 +6,8 @@
 #include <blocktune/builder.hpp>
 #include <blocktune/spec.hpp>
 #include <blocktune/text.hpp>
+
+#include "t1.hpp"
 #include <blocktune/tuner.hpp>
 
 #include <fmt/format.h>
@@ -250,6 +252,9 @@ class Validator {
 
   void check_problem() const {
     if (kernel_.problem_names.empty()) fail("problem", "names no dimension; give at least one, e.g. [\"n\"]");
+    if (kernel_.default_problem && kernel_.default_problem->dims.size() != kernel_.problem_names.size())
+      fail("default_problem", fmt::format("has {} dimensions, but the problem has {} ({})", kernel_.default_problem->dims.size(),
+                                          kernel_.problem_names.size(), listing(kernel_.problem_names)));
     for (std::size_t d = 0; d < kernel_.problem_names.size(); ++d) {
       const std::string& name = kernel_.problem_names[d];
       const std::string field = fmt::format("problem[{}]", d);
@@ -758,6 +763,18 @@ class SpecReader {
   SpecReader(std::string origin, std::filesystem::path base_dir) : origin_(std::move(origin)), base_dir_(std::move(base_dir)) {}
 
   KernelDescription read(std::string_view text) {
+    Json spec = parse_json(text);
+    if (detail::is_t1(spec))
+      spec = detail::t1_to_spec(spec, base_dir_, origin_);
+    else if (const Json* t1 = find(spec, "t1"))
+      spec = extend_t1(*t1, spec);
+    check_keys(spec, "", {"$schema", "name", "summary", "sources", "include_paths", "entry", "options", "problem", "parameters",
+                          "constraints", "defines", "define_names", "default", "default_problem", "block", "grid", "dynamic_smem", "carveout", "arguments",
+                          "objective", "work", "verify"});
+    return build(spec);
+  }
+
+  Json parse_json(std::string_view text) const {
     DuplicateKeys duplicates;
     Json spec;
     try {
@@ -776,10 +793,25 @@ class SpecReader {
     }
     if (duplicates.duplicate()) fail(*duplicates.duplicate(), "appears twice in the same object");
     if (!spec.is_object()) fail("(top level)", fmt::format("a spec is a JSON object, not {}", json_type(spec)));
-    check_keys(spec, "", {"$schema", "name", "summary", "sources", "include_paths", "entry", "options", "problem", "parameters",
-                          "constraints", "defines", "define_names", "default", "block", "grid", "dynamic_smem", "carveout", "arguments",
-                          "objective", "work", "verify"});
+    return spec;
+  }
 
+  // A spec that extends a T1 file (what T1 cannot say: a reference kernel, the
+  // objective, work counts): the T1 file's description with the spec's fields
+  // in place of the same fields of the T1 file.
+  Json extend_t1(const Json& t1_field, const Json& extension) const {
+    const std::filesystem::path file = resolve(string(t1_field, "t1"));
+    const SpecReader t1_reader(file.string(), file.parent_path());
+    const Json t1 = t1_reader.parse_json(read_file(file, origin_, "t1"));
+    if (!detail::is_t1(t1)) fail("t1", fmt::format("'{}' is not a T1 file: it has no KernelSpecification", file.string()));
+    Json spec = detail::t1_to_spec(t1, file.parent_path(), file.string());
+    for (const auto& [key, value] : extension.items())
+      if (key != "t1") spec[key] = value;
+    return spec;
+  }
+
+ private:
+  KernelDescription build(const Json& spec) const {
     KernelBuilder builder(string(required(spec, "name", "", "the kernel's key in the tuning database"), "name"));
     if (const Json* summary = find(spec, "summary")) builder.summary(string(*summary, "summary"));
     const std::vector<std::string> sources = string_list(required(spec, "sources", "", "the kernel's source files"), "sources", true);
@@ -790,6 +822,7 @@ class SpecReader {
     if (const Json* options = find(spec, "options"))
       for (const std::string& option : string_list(*options, "options", false)) builder.option(option);
     if (const Json* problem = find(spec, "problem")) builder.problem(string_list(*problem, "problem", false));
+    if (const Json* problem = find(spec, "default_problem")) builder.default_problem(read_problem(*problem));
     read_parameters(required(spec, "parameters", "", "the tunable parameters and their values"), builder);
     if (const Json* constraints = find(spec, "constraints"))
       for (const std::string& constraint : string_list(*constraints, "constraints", false)) builder.constraint(constraint);
@@ -911,6 +944,17 @@ class SpecReader {
       for (std::size_t i = 0; i < values.size(); ++i) listed.push_back(parameter_value(values[i], fmt::format("{}[{}]", field, i)));
       builder.parameter(name, std::move(listed));
     }
+  }
+
+  ProblemSize read_problem(const Json& value) const {
+    expect(value, Json::value_t::array, "default_problem", "an array of the problem's dimensions, e.g. [4096, 4096]");
+    ProblemSize problem;
+    for (std::size_t d = 0; d < value.size(); ++d) {
+      const auto dimension = integer(value[d]);
+      if (!dimension || *dimension < 1) fail(fmt::format("default_problem[{}]", d), "expected a positive integer");
+      problem.dims.push_back(*dimension);
+    }
+    return problem;
   }
 
   std::string read_default(const Json& value) const {

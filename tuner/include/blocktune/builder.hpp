@@ -63,6 +63,8 @@ class KernelBuilder {
 
   // Names of the problem dimensions, in the order of --problem (default nx, ny, nz).
   KernelBuilder& problem(std::vector<std::string> dimension_names);
+  // The problem that commands take when given none.
+  KernelBuilder& default_problem(ProblemSize problem);
   KernelBuilder& parameter(std::string name, std::vector<Value> values);
   KernelBuilder& constraint(std::string expression);
   // Parameters passed to the source as -DNAME=value; default: all.

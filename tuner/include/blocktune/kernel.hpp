@@ -128,6 +128,7 @@ struct KernelDescription {
   DefineNames define_names = DefineNames::upper;
 
   std::vector<std::string> problem_names = {"nx", "ny", "nz"};  // variables naming the problem dims
+  std::optional<ProblemSize> default_problem;  // the problem commands take when given none
   // Launch geometry, expressions over parameters and problem dims.
   std::array<std::string, 3> block = {"block_x", "block_y", "block_z"};
   std::array<std::string, 3> grid = {"1", "1", "1"};
