@@ -2,10 +2,14 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "temp_dir.hpp"
+
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -14,8 +18,10 @@ struct Run {
   std::string output;  // stdout and stderr
 };
 
-Run blocktune(const std::string& arguments) {
-  const std::string command = fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} 2>&1", BLOCKTUNE_CLI, arguments);
+// `blocktune ARGUMENTS REDIRECTS` in a shell; what the shell's standard output receives.
+Run blocktune_redirected(const std::string& arguments, const std::string& redirects) {
+  const std::string command =
+      fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} {}", BLOCKTUNE_CLI, arguments, redirects);
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string output;
@@ -24,6 +30,8 @@ Run blocktune(const std::string& arguments) {
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
+
+Run blocktune(const std::string& arguments) { return blocktune_redirected(arguments, "2>&1"); }
 
 }  // namespace
 
@@ -112,4 +120,92 @@ TEST_CASE("tune names the strategies it knows when given another", "[cli]") {
                              Catch::Contains("exhaustive"));
   const Run help = blocktune("tune --help");
   CHECK_THAT(help.output, Catch::Contains("--strategy") && Catch::Contains("surrogate") && Catch::Contains("--seed"));
+}
+
+// ---- Exit codes (README.md, "Exit codes") ----
+
+namespace {
+
+// A blocktune database made by `db import`: empty, or the committed H200 sessions.
+std::string imported_database(const blocktune::test::TempDir& dir, bool with_h200) {
+  const auto db = (dir / (with_h200 ? "h200.db" : "empty.db")).string();
+  const auto json = (dir / "export.json").string();
+  if (with_h200)
+    REQUIRE(blocktune(fmt::format("db export --db {}/db/stencil3d_r1_h200.db {}", BLOCKTUNE_TEST_DATA_DIR, json)).status == 0);
+  else
+    std::ofstream(json) << R"({"format": "blocktune-tuning-db", "format_version": 1, "devices": [], "kernels": [], )"
+                        << R"("arch_defaults": [], "trials": []})";
+  REQUIRE(blocktune(fmt::format("db import --db {} {}", db, json)).status == 0);
+  return db;
+}
+
+}  // namespace
+
+TEST_CASE("exit code 0: done", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string db = imported_database(dir, true);
+  CHECK(blocktune("kernels").status == 0);
+  CHECK(blocktune("--help").status == 0);
+  const Run best = blocktune("best stencil3d_r1 --problem 512x512x512 --arch sm_90 --db " + db);
+  CHECK(best.status == 0);
+  CHECK_THAT(best.output, Catch::Contains("block_x="));
+}
+
+TEST_CASE("exit code 1: an error in what the command works on", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  CHECK(blocktune("plan gemm --arch sm_90").status == 1);
+  CHECK(blocktune(fmt::format("db list --db {}", (dir / "missing.db").string())).status == 1);
+  CHECK(blocktune(fmt::format("best stencil3d_r1 -p 8x8x8 --arch sm_90 --db {}", (dir / "missing.db").string())).status == 1);
+}
+
+TEST_CASE("exit code 2: usage, CLI11's parse errors included", "[cli][exit]") {
+  for (const char* arguments : {"", "plan --frobnicate", "plan --spec missing.json --arch sm_90", "tune --device abc",
+                                "best stencil3d_r1", "tune --strategy hillclimb", "db", "report --format pdf",
+                                "devices --arch sm_90 --device 0"}) {
+    INFO(arguments);
+    CHECK(blocktune(arguments).status == 2);
+  }
+}
+
+TEST_CASE("a bound on a number is said in words, not as the limits of a double", "[cli][exit]") {
+  const Run run = blocktune("tune --max-evaluations 0");
+  CHECK(run.status == 2);
+  CHECK_THAT(run.output, Catch::Contains("--max-evaluations: the value must be at least 1, not 0"));
+  CHECK(run.output.size() < 200);
+  const Run seconds = blocktune("plan --arch sm_90 --max-seconds -1");
+  CHECK(seconds.status == 2);
+  CHECK_THAT(seconds.output, Catch::Contains("--max-seconds: the value must be greater than 0, not -1"));
+  const Run device = blocktune("tune --device -1");
+  CHECK(device.status == 2);
+}
+
+TEST_CASE("exit code 3: best finds nothing stored and no fallback", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string empty = imported_database(dir, false);
+  const Run unknown = blocktune("best no_such_kernel --problem 512x512x512 --arch sm_90 --db " + empty);
+  CHECK(unknown.status == 3);
+  CHECK_THAT(unknown.output, Catch::Contains("no configuration"));
+  CHECK(blocktune("best stencil3d_r1 --problem 512x512 --arch sm_90 --db " + empty).status == 3);
+  const std::string h200 = imported_database(dir, true);
+  CHECK(blocktune("best no_such_kernel --problem 512x512x512 --arch sm_90 --db " + h200).status == 3);
+}
+
+TEST_CASE("output that cannot be written is exit code 1 with a message, never 0", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string db = imported_database(dir, true);
+  for (const std::string arguments : {"report -f csv --db " + db, "db export - --db " + db, "db list --db " + db, "kernels"}) {
+    INFO(arguments);
+    const Run full = blocktune_redirected(arguments, "2>&1 >/dev/full");
+    CHECK(full.status == 1);
+    CHECK_THAT(full.output, Catch::Contains("blocktune: error: cannot write the output"));
+
+    // A pipe whose reader is gone before the command starts: every write fails with EPIPE.
+    std::array<int, 2> pipe_ends{};
+    REQUIRE(pipe(pipe_ends.data()) == 0);
+    close(pipe_ends[0]);
+    const Run closed = blocktune_redirected(arguments, fmt::format("2>&1 >&{}", pipe_ends[1]));
+    close(pipe_ends[1]);
+    CHECK(closed.status == 1);
+    CHECK_THAT(closed.output, Catch::Contains("blocktune: error: cannot write the output"));
+  }
 }
