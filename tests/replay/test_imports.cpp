@@ -106,7 +106,7 @@ TEST_CASE("Kernel Tuner caches are imported as recordings without a model") {
   CHECK(occupancy_model_score(recording).empty());
 }
 
-TEST_CASE("Kernel Tuner caches are read gzip-compressed too; a file that is not one says what it lacks") {
+TEST_CASE("Kernel Tuner caches are read gzip-compressed too, and a file that is not one says what it lacks") {
   const TempDir dir;
   const auto plain = kSearchData / "kernel_tuner_cache.json";
   const auto compressed = dir / "kernel_tuner_cache.json.gz";
