@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include <blocktune/cli_action.hpp>
 #include <blocktune/cli_db.hpp>
 #include <blocktune/cli_replay.hpp>
 #include <blocktune/cli_report.hpp>
@@ -11,17 +12,34 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 
 using namespace blocktune;
 
 namespace {
 
 void add_target_options(CLI::App& command, cli::Target& target, bool allow_arch = true) {
-  auto* device = command.add_option("--device,-d", target.device, "GPU ordinal (see `blocktune devices`)")->check(CLI::NonNegativeNumber);
+  auto* device = command.add_option("--device,-d", target.device, "GPU ordinal (see `blocktune devices`)")->check(at_least(0));
   if (allow_arch) {
     command.add_option("--arch,-a", target.arch, "architecture profile instead of a GPU, e.g. sm_90 (no GPU needed)")->excludes(device);
   }
+}
+
+// Output that did not reach its file or pipe (a full disk, a reader that went
+// away) makes a command that succeeded otherwise fail.
+int check_output(int status) {
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (status != exit_done || (flushed && !std::ferror(stdout) && std::cout)) return status;
+  fmt::print(stderr, "blocktune: error: cannot write the output{}\n",
+             flushed ? "" : fmt::format(": {}", std::strerror(error)));
+  return exit_error;
 }
 
 }  // namespace
@@ -55,7 +73,7 @@ int main(int argc, char** argv) {
   characterize_args.database = default_db;
   auto* characterize = app.add_subcommand("characterize", "measure the GPU's bandwidths, latencies, arithmetic throughput and launch "
                                                           "overhead with microbenchmarks and store them for the execution-time model");
-  characterize->add_option("--device,-d", characterize_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  characterize->add_option("--device,-d", characterize_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
   characterize->add_option("--db", characterize_args.database, "tuning database")->default_val(default_db.string());
   characterize->callback([&] { status = cli::characterize(characterize_args); });
 
@@ -72,11 +90,11 @@ int main(int argc, char** argv) {
   plan->add_flag("--all", plan_args.all, "compile and list every valid configuration, not a sample");
   plan->add_option("--sample,-n", plan_args.sample, "configurations to compile, drawn uniformly from the valid ones")
       ->default_val(200)
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   plan->add_option("--seed", plan_args.seed, "random seed of the sample")->default_val(1);
-  plan->add_option("--max-seconds", plan_args.max_seconds, "stop compiling after this many seconds")->check(CLI::PositiveNumber);
+  plan->add_option("--max-seconds", plan_args.max_seconds, "stop compiling after this many seconds")->check(positive());
   plan->add_option("--compile-timeout", plan_args.compile_timeout, "seconds one compile may take before it is stopped")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   plan->add_option("--threads,-j", plan_args.threads, "compile workers (default: all cores)");
   plan->add_flag("--no-cache", plan_args.no_cache, "compile everything again, ignoring the variant cache");
   plan->callback([&] { status = cli::plan(plan_args); });
@@ -86,7 +104,7 @@ int main(int argc, char** argv) {
   auto* tune = app.add_subcommand("tune", "measure a kernel's configurations on a GPU and store every trial and the winner");
   tune->add_option("kernel", tune_args.kernel, "kernel to tune")->default_val(std::string(kDefaultKernel));
   tune->add_option("--problem,-p", tune_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
-  tune->add_option("--device,-d", tune_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  tune->add_option("--device,-d", tune_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
   tune->add_option("--db", tune_args.database, "tuning database")->default_val(default_db.string());
   tune->add_flag("--or-plan", tune_args.or_plan, "with no GPU, say so and run the GPU-free plan for sm_90 instead of failing");
   tune->add_option("--strategy", tune_args.strategy, "search strategy: which configurations to measure, in what order")
@@ -95,16 +113,16 @@ int main(int argc, char** argv) {
   tune->add_flag("--no-model", tune_args.no_model, "search without the execution-time model's predictions");
   tune->add_option("--seed", tune_args.seed, "the strategy's random seed (the same seed retraces the same search)")->default_val(1);
   tune->add_option("--max-evaluations", tune_args.max_evaluations,
-                   "try at most this many new configurations, failed compiles included (stored ones are free)")->check(CLI::PositiveNumber);
-  tune->add_option("--max-seconds", tune_args.max_seconds, "stop after this many seconds, compiling included")->check(CLI::PositiveNumber);
+                   "try at most this many new configurations, failed compiles included (stored ones are free)")->check(at_least(1));
+  tune->add_option("--max-seconds", tune_args.max_seconds, "stop after this many seconds, compiling included")->check(positive());
   tune->add_option("--patience", tune_args.patience, "stop after this many new measurements without a faster configuration")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   tune->add_option("--compile-timeout", tune_args.compile_timeout,
                    "seconds one compile may take; a configuration that takes longer is recorded as a compile timeout")
       ->default_val(300)
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   tune->add_option("--lookahead", tune_args.lookahead,
-                   "configurations compiled ahead of the one being measured (default: compile workers + 1)")->check(CLI::PositiveNumber);
+                   "configurations compiled ahead of the one being measured (default: compile workers + 1)")->check(at_least(1));
   tune->add_option("--simulate", tune_args.simulate,
                    "measure nothing: take each configuration's result from this recorded space (blocktune replay's files), "
                    "on the architecture profile of --simulate-arch; no GPU needed")->check(CLI::ExistingFile);
@@ -113,9 +131,9 @@ int main(int argc, char** argv) {
   tune->add_option("--trace", tune_args.trace,
                    "write one JSON line per trial to this file: seconds since the start, configuration, outcome, time, best so far");
   tune->add_option("--timeout-floor", tune_args.timeout_floor,
-                   "stop a configuration after at least this many seconds (see --timeout-factor)")->default_val(10)->check(CLI::PositiveNumber);
+                   "stop a configuration after at least this many seconds (see --timeout-factor)")->default_val(10)->check(positive());
   tune->add_option("--timeout-factor", tune_args.timeout_factor,
-                   "... or after this multiple of the best median so far times its launches, if longer")->default_val(20)->check(CLI::PositiveNumber);
+                   "... or after this multiple of the best median so far times its launches, if longer")->default_val(20)->check(positive());
   tune->add_flag("--in-process", tune_args.in_process,
                  "measure in this process, not in a worker process (a kernel that faults then ends the run)");
   tune->add_flag("--flush-l2", tune_args.flush_l2, "flush the L2 cache before each timed launch");
@@ -129,8 +147,8 @@ int main(int argc, char** argv) {
   measure->add_option("--config,-c", measure_args.config, "configuration, e.g. block_x=64,block_y=4,... (default: the kernel's default)");
   measure->add_option("--problem,-p", measure_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
   add_kernel_file(measure, measure_args.spec);
-  measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
-  measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(CLI::PositiveNumber);
+  measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
+  measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(at_least(1));
   measure->add_flag("--no-cache", measure_args.no_cache, "compile again, ignoring the variant cache");
   measure->callback([&] { status = cli::measure(measure_args); });
 
@@ -164,7 +182,7 @@ int main(int argc, char** argv) {
                  "the naive baseline (BASE 32x16x1) and the device-to-device copy in one run; figures per time step");
   bench_stencil->add_option("--radius,-r", stencil_args.radius, "stencil radius")->default_val(1)->check(CLI::Range(1, 5));
   bench_stencil->add_option("--size,-n", stencil_args.problem, "problem: N for N^3, or NXxNYxNZ")->default_val("512");
-  bench_stencil->add_option("--device,-d", stencil_args.device, "GPU ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  bench_stencil->add_option("--device,-d", stencil_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
   bench_stencil->add_option("--db", stencil_args.database, "tuning database")->default_val(default_db.string());
   bench_stencil->add_option("--csv", stencil_args.csv, "append one row per coding to this CSV file");
   bench_stencil->add_flag("--f64", stencil_args.f64, "FP64 instead of FP32");
@@ -173,13 +191,16 @@ int main(int argc, char** argv) {
                             "e.g. 'strategy == \"STREAM\"'");
   bench_stencil->callback([&] { status = cli::bench_stencil(stencil_args); });
 
+  // A closed pipe then fails the write (EPIPE) instead of killing the process
+  // silently, so that check_output can say so.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    return check_output(exit_status(app, error, std::cout, std::cerr));
   } catch (const std::exception& error) {
     fmt::print(stderr, "blocktune: error: {}\n", error.what());
-    return 1;
+    return check_output(exit_error);
   }
-  return status;
+  return check_output(status);
 }

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <blocktune/characterize.hpp>
+#include <blocktune/cli_action.hpp>
 #include <blocktune/kernels.hpp>
 #include <blocktune/prediction.hpp>
 #include <blocktune/recording.hpp>
@@ -209,10 +210,10 @@ int list_devices(const Target& target, bool json) {
     std::vector<std::string> items;
     for (const DeviceInfo& d : devices) items.push_back(device_to_json(d));
     fmt::print("[{}]\n", fmt::join(items, ",\n "));
-    return 0;
+    return exit_done;
   }
   for (const DeviceInfo& d : devices) print_device(d);
-  return 0;
+  return exit_done;
 }
 
 int characterize(const CharacterizeArgs& args) {
@@ -230,7 +231,7 @@ int characterize(const CharacterizeArgs& args) {
   for (const DeviceMeasurement& m : measured) store.set_device_metric(device_id, m.name, m.value, m.unit);
   fmt::print("{} measurements stored in {:.1f} s\n", measured.size(),
              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return 0;
+  return exit_done;
 }
 
 int list_kernels() {
@@ -238,7 +239,7 @@ int list_kernels() {
     const KernelDescription k = builtin_kernel(name);
     fmt::print("{:<18} {}{}\n", name, k.summary, name == kDefaultKernel ? " (default)" : "");
   }
-  return 0;
+  return exit_done;
 }
 
 int plan(const PlanArgs& args) {
@@ -264,15 +265,15 @@ int plan(const PlanArgs& args) {
   print_plan(kernel, result, args.all, threads);
   if (result.valid == 0) {
     fmt::print(stderr, "blocktune: nothing can be measured: no configuration satisfies the constraints on {}\n", device.name);
-    return 1;
+    return exit_error;
   }
-  if (result.count(Outcome::ok) == 0 && !result.stopped.empty()) return 1;
+  if (result.count(Outcome::ok) == 0 && !result.stopped.empty()) return exit_error;
   if (result.count(Outcome::ok) == 0) {
     fmt::print(stderr, "blocktune: nothing can be measured: none of the {} configurations compiled {} can launch (see above)\n",
                result.planned(), result.sampled ? "in the sample" : "");
-    return 1;
+    return exit_error;
   }
-  return 0;
+  return exit_done;
 }
 
 namespace {
@@ -398,7 +399,7 @@ int tune(const TuneArgs& args) {
   if (result.interrupted) {
     fmt::print(stderr, "blocktune: interrupted; {} trials are stored in {}. Run the same command again to resume.\n",
                result.measured + result.resumed, args.database.string());
-    return 130;
+    return exit_interrupted;
   }
   std::map<Outcome, std::size_t> outcomes;
   for (const TrialRecord& t : result.trials) ++outcomes[t.outcome];
@@ -407,10 +408,10 @@ int tune(const TuneArgs& args) {
   if (!result.winner) {
     fmt::print(stderr, "blocktune: nothing to recommend: {}\n",
                result.valid == 0 ? result.stopped : "no configuration ran correctly (see the outcomes above)");
-    return 1;
+    return exit_error;
   }
   fmt::print("\n{}\n", explain(args.database, {.kernel = kernel.name, .problem = problem, .device = to_record(device).uuid, .config = {}}));
-  return 0;
+  return exit_done;
 }
 
 int measure(const MeasureArgs& args) {
@@ -426,7 +427,7 @@ int measure(const MeasureArgs& args) {
   fmt::print("{} {} {}: ", kernel.name, problem.to_string(), t.config);
   print_trial_line(t);
   fmt::print("\n");
-  return t.outcome == Outcome::ok ? 0 : 2;
+  return t.outcome == Outcome::ok ? exit_done : exit_error;
 }
 
 int best(const BestArgs& args) {
@@ -439,8 +440,9 @@ int best(const BestArgs& args) {
   key.cc_major = device.cc_major;
   key.cc_minor = device.cc_minor;
   key.sm_count = device.sm_count;
-  fmt::print("{}\n", format_best(db.best(args.kernel, key, problem)));
-  return 0;
+  const BestConfig& answer = db.best(args.kernel, key, problem);
+  fmt::print("{}\n", format_best(answer));
+  return answer.match == MatchKind::none ? exit_not_found : exit_done;
 }
 
 int bench_compile(const BenchCompileArgs& args) {
@@ -480,7 +482,7 @@ int bench_compile(const BenchCompileArgs& args) {
   fmt::print("  cold cache: {:8.2f} s  {:8.1f} variants/s\n", cold, static_cast<double>(requests.size()) / cold);
   fmt::print("  warm cache: {:8.3f} s  {:8.1f} variants/s\n", warm, static_cast<double>(requests.size()) / warm);
   if (cold_failed + warm_failed > 0) fmt::print("  {} variants failed to compile\n", cold_failed);
-  return 0;
+  return exit_done;
 }
 
 int bench_stencil(const BenchStencilArgs& args) {
@@ -570,7 +572,7 @@ int bench_stencil(const BenchStencilArgs& args) {
     fmt::print("\ntemporal blocking: {} {:.0f} GB/s per step = {:.2f}x the best single-step configuration ({:.0f} GB/s)\n",
                best_fused_coding, best_fused, best_fused / best_single, best_single);
   if (csv) std::fclose(csv);
-  return 0;
+  return exit_done;
 }
 
 }  // namespace blocktune::cli

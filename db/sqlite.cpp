@@ -1,6 +1,8 @@
 #include "sqlite.hpp"
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <system_error>
 #include <utility>
@@ -46,10 +48,30 @@ void check_file(const std::filesystem::path& file, Connection::Mode mode) {
   constexpr std::string_view magic{"SQLite format 3\0", 16};
   std::array<char, magic.size()> header{};
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw StoreError(quoted(file) + " cannot be opened for reading");
+  if (!in) throw StoreError(quoted(file) + " cannot be read (" + std::strerror(errno) + ")");
   in.read(header.data(), header.size());
   if (in.gcount() != std::streamsize(header.size()) || std::string_view(header.data(), header.size()) != magic)
     throw StoreError(quoted(file) + " is not a SQLite database (it does not start with the SQLite header)");
+}
+
+// "file:PATH?immutable=1", PATH percent-encoded where URI syntax needs it.
+std::string immutable_uri(const std::filesystem::path& file) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(file).string()) {
+    constexpr std::string_view hex = "0123456789ABCDEF";
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '%' || c == '?' || c == '#')
+      uri += {'%', hex[byte >> 4], hex[byte & 15]};
+    else
+      uri += c;
+  }
+  return uri + "?immutable=1";
+}
+
+// The errors of a read-only WAL connection that cannot create the WAL index
+// (-shm): a read-only folder or file system, a folder of another user.
+bool cannot_create_wal_index(int code) {
+  return code == SQLITE_READONLY_CANTINIT || code == SQLITE_READONLY_DIRECTORY || (code & 0xff) == SQLITE_CANTOPEN;
 }
 
 }  // namespace
@@ -66,13 +88,37 @@ Connection Connection::open(const std::filesystem::path& file, Mode mode) {
     if (error) throw StoreError(quoted(file) + ": cannot create its folder: " + error.message());
   }
   const int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  Connection connection = open_v2(file, file.string(), flags);
+  if (mode == Mode::read_only && cannot_create_wal_index(connection.probe())) return open_immutable(file);
+  return connection;
+}
+
+Connection Connection::open_v2(const std::filesystem::path& file, const std::string& name, int flags) {
   sqlite3* db = nullptr;
-  const int code = sqlite3_open_v2(file.c_str(), &db, flags, nullptr);
+  const int code = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   Connection connection(db, file);  // closes db even when opening failed
   if (code != SQLITE_OK) connection.fail(code, "opening");
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, busy_timeout_ms);
   return connection;
+}
+
+int Connection::probe() const { return sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr); }
+
+// Immutable: SQLite reads the main file alone, with no locks and no WAL. Safe
+// for a database nobody writes (an installed, read-only one); on a database
+// another process is writing it may read stale or half-written pages. Changes
+// still in a write-ahead log would be missed, so a non-empty -wal is refused.
+Connection Connection::open_immutable(const std::filesystem::path& file) {
+  auto wal = file;
+  wal += "-wal";
+  std::error_code error;
+  if (std::filesystem::file_size(wal, error) > 0 && !error)
+    throw StoreError(quoted(file) + " cannot be read: its write-ahead log '" + wal.string() +
+                     "' holds changes, and reading them needs '" + file.string() +
+                     "-shm', which this user cannot create; let a user who may write to its folder run "
+                     "`sqlite3 '" + file.string() + "' 'PRAGMA wal_checkpoint(TRUNCATE)'`");
+  return open_v2(file, immutable_uri(file), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
 Connection::Connection(Connection&& other) noexcept

@@ -88,8 +88,10 @@ class Connection {
  public:
   enum class Mode { read_only, read_write };
 
-  // read_only requires an existing SQLite file; read_write creates the file
-  // and its folder if missing but refuses a file that is not SQLite.
+  // read_only requires an existing SQLite file and never writes to it nor
+  // beside it where it may not: where the WAL index cannot be created, it
+  // opens the file immutable (see open_immutable). read_write creates the
+  // file and its folder if missing but refuses a file that is not SQLite.
   static Connection open(const std::filesystem::path& file, Mode mode);
 
   Connection(Connection&& other) noexcept;
@@ -106,6 +108,9 @@ class Connection {
 
  private:
   Connection(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
+  static Connection open_v2(const std::filesystem::path& file, const std::string& name, int flags);
+  static Connection open_immutable(const std::filesystem::path& file);
+  int probe() const;  // reads the schema: the first access to the file and its WAL
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
 };

@@ -185,7 +185,6 @@ void print_overview(std::ostream& out, const RunOptions& options, const std::vec
 }
 
 void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool use_database) {
-  if (options.seeds == 0) throw std::invalid_argument("--seeds must be at least 1");
   for (const auto& name : options.strategies) make_strategy(name);  // unknown names fail before any work
   std::vector<std::uint64_t> seeds(options.seeds);
   std::iota(seeds.begin(), seeds.end(), std::uint64_t{1});
@@ -251,14 +250,16 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
       run_command->add_option("--device,-d", run_options->device, "only this device: uuid or part of its name");
   run_command
       ->add_option("--kernel-tuner-cache", run_options->kernel_tuner_caches,
-                   "Kernel Tuner cache file (JSON); repeatable")
+                   "Kernel Tuner cache file (.json or .json.gz); repeatable")
       ->check(CLI::ExistingFile);
   run_command->add_option("--t4", run_options->t4_files, "T4 results file (JSON); repeatable")
       ->check(CLI::ExistingFile);
   run_command->add_option("--strategies", run_options->strategies, "strategies to compare, comma-separated")
       ->delimiter(',')
       ->capture_default_str();
-  run_command->add_option("--seeds", run_options->seeds, "seeds per strategy (1..N)")->capture_default_str();
+  run_command->add_option("--seeds", run_options->seeds, "seeds per strategy (1..N)")
+      ->check(at_least(1))
+      ->capture_default_str();
   run_command
       ->add_option("--budget-fraction", run_options->budget_fraction,
                    "fraction of the evaluations within which a run must get near the optimum")
@@ -286,7 +287,7 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
       ->excludes(output);
   export_command->callback(guarded("export-space", [&out, export_options] {
     if (export_options->output.empty() && export_options->output_dir.empty())
-      throw std::invalid_argument("give --output FILE or --output-dir DIR");
+      throw CLI::RequiredError("give --output FILE or --output-dir DIR", CLI::ExitCodes::RequiredError);
     export_spaces(out, *export_options);
   }));
 }

@@ -249,8 +249,13 @@ void write_recording(const std::filesystem::path& path, const Recording& recordi
 }
 
 Recording read_kernel_tuner_recording(const std::filesystem::path& path) {
+  const std::string text = detail::read_text_file(path);  // .json or .json.gz
   Recording recording;
-  recording.space = load_kernel_tuner_cache(path);
+  try {
+    recording.space = parse_kernel_tuner_cache(text);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("cannot read Kernel Tuner cache '{}': {}", path.string(), error.what()));
+  }
   for (const auto& time : recording.space.time) recording.outcome.emplace_back(time ? "ok" : "failed");
   return recording;
 }

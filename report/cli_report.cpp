@@ -51,8 +51,9 @@ void add_report_commands(CLI::App& app, const std::filesystem::path& default_db,
       ->capture_default_str();
   on_run(report_command, err, [report, &out] {
     const auto format = parse_report_format(report->format);
-    if (!format)
-      throw ReportError(fmt::format("unknown format '{}': expected html, csv, t4 or markdown", report->format));
+    if (!format)  // a usage error, exit_usage
+      throw CLI::ValidationError("--format", fmt::format("unknown format '{}': expected html, csv, t4 or markdown",
+                                                         report->format));
     const ReportFilter filter{report->kernel, report->devices, parse_problem(report->problem)};
     const DatabaseContents contents = read_database(report->database);
     std::error_code ignored;

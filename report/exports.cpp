@@ -119,6 +119,10 @@ std::string render_csv(const std::vector<Session>& sessions) {
   for (const Session& s : sessions) {
     for (std::size_t i = 0; i < s.trials().size(); ++i) {
       const TrialRecord& t = s.trials()[i];
+      // A configuration the constraints rejected was never compiled nor run:
+      // its shape and measurements are unknown, not the stored 1x1x1 and zeros.
+      const bool rejected = t.outcome == Outcome::rejected_by_constraint;
+      const auto measured = [rejected](std::string text) { return rejected ? std::string() : text; };
       std::vector<std::string> fields{s.device->uuid,
                                       s.device->name,
                                       s.kernel->name,
@@ -126,34 +130,34 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       s.problem().to_string(),
                                       std::to_string(i + 1),
                                       t.config,
-                                      std::to_string(t.shape.block[0]),
-                                      std::to_string(t.shape.block[1]),
-                                      std::to_string(t.shape.block[2]),
-                                      std::to_string(t.shape.carveout),
+                                      measured(std::to_string(t.shape.block[0])),
+                                      measured(std::to_string(t.shape.block[1])),
+                                      measured(std::to_string(t.shape.block[2])),
+                                      measured(std::to_string(t.shape.carveout)),
                                       std::string(to_string(t.outcome)),
                                       t.message,
-                                      exact_text(t.samples_ms),
-                                      exact_text(t.median_ms),
-                                      exact_text(t.min_ms),
-                                      exact_text(t.mean_ms),
-                                      exact_text(t.spread),
-                                      std::to_string(t.registers),
-                                      std::to_string(t.static_smem),
-                                      std::to_string(t.dynamic_smem),
-                                      std::to_string(t.local_bytes),
-                                      std::to_string(t.spill_stores),
-                                      std::to_string(t.spill_loads),
-                                      std::to_string(t.blocks_per_sm),
-                                      exact_text(t.occupancy),
-                                      t.limiting_factor,
-                                      exact_text(t.compile_s),
-                                      exact_text(t.verify_s),
-                                      exact_text(t.benchmark_s),
+                                      measured(exact_text(t.samples_ms)),
+                                      measured(exact_text(t.median_ms)),
+                                      measured(exact_text(t.min_ms)),
+                                      measured(exact_text(t.mean_ms)),
+                                      measured(exact_text(t.spread)),
+                                      measured(std::to_string(t.registers)),
+                                      measured(std::to_string(t.static_smem)),
+                                      measured(std::to_string(t.dynamic_smem)),
+                                      measured(std::to_string(t.local_bytes)),
+                                      measured(std::to_string(t.spill_stores)),
+                                      measured(std::to_string(t.spill_loads)),
+                                      measured(std::to_string(t.blocks_per_sm)),
+                                      measured(exact_text(t.occupancy)),
+                                      measured(t.limiting_factor),
+                                      measured(exact_text(t.compile_s)),
+                                      measured(exact_text(t.verify_s)),
+                                      measured(exact_text(t.benchmark_s)),
                                       std::to_string(t.timestamp),
                                       t.blocktune_version,
-                                      std::to_string(t.sm_clock_mhz),
-                                      exact_text(t.metric),
-                                      t.metric_unit};
+                                      measured(std::to_string(t.sm_clock_mhz)),
+                                      measured(exact_text(t.metric)),
+                                      measured(t.metric_unit)};
       if (predicted)
         fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact_text(*t.predicted_ms) : std::string());
       const Parameters parameters = parse_config(t.config);

@@ -29,6 +29,7 @@ ChildProcess::ChildProcess(const std::filesystem::path& program, const std::stri
     throw std::runtime_error(fmt::format("cannot start {}: {}", path, std::strerror(errno)));
   }
   if (pid == 0) {
+    std::signal(SIGPIPE, SIG_DFL);  // blocktune ignores it; exec keeps what is ignored
     dup2(to_child[0], STDIN_FILENO);
     dup2(from_child[1], STDOUT_FILENO);
     char* const argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>(argument.c_str()), nullptr};

@@ -1,6 +1,8 @@
 // Runs a `blocktune` command line in-process against the commands a test
-// registers, capturing what CLI11 and the commands print.
+// registers, capturing what CLI11 and the commands print, with main()'s exit codes.
 #pragma once
+
+#include <blocktune/cli_action.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -30,7 +32,7 @@ CliRun run_cli(Register&& add, std::vector<std::string> args) {
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& error) {
-    result.code = app.exit(error, out, err);
+    result.code = exit_status(app, error, out, err);
   }
   result.out = out.str();
   result.err = err.str();

@@ -66,7 +66,7 @@ TEST_CASE("replay export-space writes a session as a recorded space") {
   CHECK_THAT(ambiguous.err,
              Catch::Contains("blocktune replay export-space: --output takes one session, the selection has 2"));
   const auto nowhere = replay_cli({"export-space", "--db", database});
-  CHECK(nowhere.code == 1);
+  CHECK(nowhere.code == 2);  // a usage error
   CHECK_THAT(nowhere.err, Catch::Contains("give --output FILE or --output-dir DIR"));
   const auto unknown = replay_cli({"export-space", "--db", database, "--kernel", "huge", "--output", file.string()});
   CHECK(unknown.code == 1);
@@ -120,13 +120,21 @@ TEST_CASE("replay run reports what it cannot do in one line") {
   CHECK(nothing.code == 1);
   CHECK_THAT(nothing.err, Catch::Contains("blocktune replay run: nothing to replay"));
 
+  const std::string not_a_cache = BLOCKTUNE_TEST_DATA_DIR "/report/t4-results-schema.json";
+  const auto wrong_file = replay_cli({"run", "--kernel-tuner-cache", not_a_cache});
+  CHECK(wrong_file.code == 1);
+  CHECK(wrong_file.err == "blocktune replay run: cannot read Kernel Tuner cache '" + not_a_cache +
+                              "': it is not a Kernel Tuner cache: it has no \"tune_params_keys\"\n");
+
   const std::string space = BLOCKTUNE_TEST_DATA_DIR "/spaces/stencil3d_r1-512x512x512-h100-80gb-hbm3.csv.gz";
   const auto unknown = replay_cli({"run", "--space", space, "--strategies", "random,hyperband"});
   CHECK(unknown.code == 1);
   CHECK_THAT(unknown.err, Catch::Contains("unknown search strategy 'hyperband'"));
   CHECK(unknown.out.empty());  // checked before any replay
 
-  CHECK(replay_cli({"run", "--space", space, "--seeds", "0"}).code == 1);
+  const auto no_seeds = replay_cli({"run", "--space", space, "--seeds", "0"});
+  CHECK(no_seeds.code == 2);
+  CHECK_THAT(no_seeds.err, Catch::Contains("the value must be at least 1, not 0"));
   CHECK(replay_cli({"run", "--space", "/nonexistent.csv.gz"}).code != 0);
   CHECK(replay_cli({"run", "--space", space, "--budget-fraction", "1.5"}).code != 0);
   // A space where nothing succeeded has nothing to compare, and does not stop the others.

@@ -4,6 +4,7 @@
 #include <blocktune/report.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include "replay_test_util.hpp"
@@ -103,6 +104,32 @@ TEST_CASE("Kernel Tuner caches are imported as recordings without a model") {
   CHECK(recording.space.cost_seconds[1] == Approx(1.0));
   CHECK(recording.occupancy.empty());
   CHECK(occupancy_model_score(recording).empty());
+}
+
+TEST_CASE("Kernel Tuner caches are read gzip-compressed too, and a file that is not one says what it lacks") {
+  const TempDir dir;
+  const auto plain = kSearchData / "kernel_tuner_cache.json";
+  const auto compressed = dir / "kernel_tuner_cache.json.gz";
+  REQUIRE(std::system(("gzip -c '" + plain.string() + "' > '" + compressed.string() + "'").c_str()) == 0);
+  const Recording recording = read_kernel_tuner_recording(compressed);
+  CHECK(recording.space.configs == read_kernel_tuner_recording(plain).space.configs);
+  CHECK(recording.outcome == std::vector<std::string>{"ok", "ok", "failed", "ok", "failed"});
+
+  const auto fails_with = [&](const std::string& name, const std::string& text, const std::string& what) {
+    std::ofstream(dir / name) << text;
+    CHECK_THROWS_WITH(read_kernel_tuner_recording(dir / name),
+                      "cannot read Kernel Tuner cache '" + (dir / name).string() + "': " + what);
+  };
+  fails_with("t4.json", R"({"schema_version": "1.0.0", "results": []})",
+             "it is not a Kernel Tuner cache: it has no \"tune_params_keys\"");
+  fails_with("no_cache.json", R"({"tune_params_keys": ["x"]})", "it is not a Kernel Tuner cache: it has no \"cache\"");
+  fails_with("list.json", "[1, 2]", "it is not a Kernel Tuner cache: not a JSON object");
+  fails_with("text.json", "block_x,time\n", "it is not JSON (syntax error near byte 1)");
+  fails_with("entry.json", R"({"tune_params_keys": ["x", "y"], "cache": {"1,2": {"x": 1, "time": 2.0}}})",
+             "entry '1,2' has no \"y\"");
+  fails_with("time.json", R"({"tune_params_keys": ["x"], "cache": {"1": {"x": 1}}})", "entry '1' has no \"time\"");
+  CHECK_THROWS_WITH(read_kernel_tuner_recording(dir / "missing.json"),
+                    Catch::Contains("cannot open") && Catch::Contains("missing.json"));
 }
 
 TEST_CASE("blocktune's T4 export reads back as the database's recording") {

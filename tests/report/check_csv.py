@@ -16,6 +16,8 @@ TRIAL_COLUMNS = [
     "timestamp", "blocktune_version", "sm_clock_mhz", "metric", "metric_unit",
 ]
 SESSION_COLUMNS = ["device_uuid", "device_name", "kernel", "source_hash", "problem"]
+# Empty for a configuration the constraints rejected: it was never compiled nor run.
+UNMEASURED_WHEN_REJECTED = set(TRIAL_COLUMNS) - {"config", "outcome", "message", "timestamp", "blocktune_version"}
 
 
 def stored_trials(database, extra_columns):
@@ -28,7 +30,9 @@ def stored_trials(database, extra_columns):
         f"JOIN kernels k ON k.id = t.kernel_id JOIN problems p ON p.id = t.problem_id ORDER BY t.id").fetchall()
 
 
-def same(column, stored, text):
+def same(column, stored, text, outcome):
+    if outcome == "rejected_by_constraint" and column in UNMEASURED_WHEN_REJECTED:
+        return text == ""
     if stored is None:  # no prediction
         return text == ""
     if isinstance(stored, float):
@@ -50,7 +54,7 @@ def check(database, csv_file):
     mismatches = 0
     for number, (row, trial) in enumerate(zip(rows, trials), start=1):
         for column in SESSION_COLUMNS + TRIAL_COLUMNS + predicted:
-            if not same(column, trial[column], row[column]):
+            if not same(column, trial[column], row[column], trial["outcome"]):
                 mismatches += 1
                 print(f"{csv_file} row {number} {column}: {row[column]!r} != stored {trial[column]!r}", file=sys.stderr)
         parameters = dict(item.split("=", 1) for item in trial["config"].split(","))

@@ -143,7 +143,7 @@ TEST_CASE("without a stored copy bandwidth the explanation says so") {
   CHECK_THAT(text, !Catch::Contains("of the rate of a plain device-to-device copy"));
 }
 
-TEST_CASE("CSV: a header and one row per trial, in measurement order") {
+TEST_CASE("CSV: a header and one row per trial, in measurement order; rejected ones with empty measurements") {
   const std::string csv = render_report(h200(), {}, ReportFormat::csv);
   CHECK(count(csv, "\n") == 3841);
   CHECK(
@@ -154,8 +154,9 @@ TEST_CASE("CSV: a header and one row per trial, in measurement order") {
   CHECK_THAT(csv,
              Catch::Contains("\nGPU-0b9d8d58-402f-e168-d1db-e962fc39fe74,NVIDIA H200,stencil3d_r1,"
                              "5c253bc8114aaca712aa3e83cd75f6f2,512x512x512,1,"
-                             "\"block_x=32,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1\",1,1,1,-1,"
-                             "rejected_by_constraint,violates block_x * block_y * block_z >= 64,"));
+                             "\"block_x=32,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1\",,,,,"
+                             "rejected_by_constraint,violates block_x * block_y * block_z >= 64," +
+                             std::string(17, ',') + "1795236944,"));  // samples_ms to benchmark_s empty
   CHECK_THAT(csv,
              Catch::Contains(",3811,\"block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0\",64,2,1,0,"
                              "ok,,0.40409600734710693 0.4020799994468689 "));

@@ -2,10 +2,15 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "temp_dir.hpp"
+
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -14,8 +19,10 @@ struct Run {
   std::string output;  // stdout and stderr
 };
 
-Run blocktune(const std::string& arguments) {
-  const std::string command = fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} 2>&1", BLOCKTUNE_CLI, arguments);
+// `blocktune ARGUMENTS REDIRECTS` in a shell; what the shell's standard output receives.
+Run blocktune_redirected(const std::string& arguments, const std::string& redirects) {
+  const std::string command =
+      fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} {}", BLOCKTUNE_CLI, arguments, redirects);
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string output;
@@ -25,23 +32,25 @@ Run blocktune(const std::string& arguments) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+Run run_blocktune(const std::string& arguments) { return blocktune_redirected(arguments, "2>&1"); }
+
 }  // namespace
 
 TEST_CASE("help names every command", "[cli]") {
-  const Run run = blocktune("--help");
+  const Run run = run_blocktune("--help");
   CHECK(run.status == 0);
   for (const char* command : {"devices", "kernels", "plan", "tune", "measure", "best", "db", "bench"})
     CHECK_THAT(run.output, Catch::Contains(command));
 }
 
 TEST_CASE("no command at all is an error that points to --help", "[cli]") {
-  const Run run = blocktune("");
+  const Run run = run_blocktune("");
   CHECK(run.status != 0);
   CHECK_THAT(run.output, Catch::Contains("subcommand") || Catch::Contains("--help"));
 }
 
 TEST_CASE("an unknown kernel is refused with the list of kernels", "[cli]") {
-  const Run run = blocktune("plan gemm --arch sm_90");
+  const Run run = run_blocktune("plan gemm --arch sm_90");
   CHECK(run.status == 1);
   CHECK_THAT(run.output, Catch::Contains("unknown kernel 'gemm'") && Catch::Contains("stencil3d_r1"));
 }
@@ -49,67 +58,157 @@ TEST_CASE("an unknown kernel is refused with the list of kernels", "[cli]") {
 TEST_CASE("bad problem sizes are refused with what is wrong", "[cli]") {
   for (const char* problem : {"0x5x5", "-3", "axb", "", "99999999999999999999"}) {
     INFO(problem);
-    const Run run = blocktune(fmt::format("plan --arch sm_90 --problem '{}'", problem));
+    const Run run = run_blocktune(fmt::format("plan --arch sm_90 --problem '{}'", problem));
     CHECK(run.status != 0);
     CHECK_THAT(run.output, Catch::Contains("error"));
   }
 }
 
 TEST_CASE("a problem larger than the GPU's memory is refused before compiling", "[cli]") {
-  const Run run = blocktune("plan --arch sm_90 --problem 4096x4096x1024");  // 64 GiB per buffer
+  const Run run = run_blocktune("plan --arch sm_90 --problem 4096x4096x1024");  // 64 GiB per buffer
   CHECK(run.status == 1);
   CHECK_THAT(run.output, Catch::Contains("needs 256.0 GiB of GPU memory") && Catch::Contains("has 80.0 GiB"));
-  const Run overflow = blocktune("plan --arch sm_90 --problem 2000000000x2000000000x2000000000");
+  const Run overflow = run_blocktune("plan --arch sm_90 --problem 2000000000x2000000000x2000000000");
   CHECK(overflow.status == 1);
   CHECK_THAT(overflow.output, Catch::Contains("error"));
 }
 
 TEST_CASE("an unknown architecture is refused with the known ones", "[cli]") {
-  const Run run = blocktune("devices --arch sm_42");
+  const Run run = run_blocktune("devices --arch sm_42");
   CHECK(run.status == 1);
   CHECK_THAT(run.output, Catch::Contains("unknown architecture 'sm_42'") && Catch::Contains("sm_90"));
 }
 
 TEST_CASE("the options --device and --arch together are refused", "[cli]") {
-  const Run run = blocktune("devices --arch sm_90 --device 0");
+  const Run run = run_blocktune("devices --arch sm_90 --device 0");
   CHECK(run.status != 0);
   CHECK_THAT(run.output, Catch::Contains("excludes"));
 }
 
 TEST_CASE("a negative device or unknown option is refused", "[cli]") {
-  CHECK(blocktune("tune --device -1").status != 0);
-  const Run run = blocktune("plan --frobnicate");
+  CHECK(run_blocktune("tune --device -1").status != 0);
+  const Run run = run_blocktune("plan --frobnicate");
   CHECK(run.status != 0);
   CHECK_THAT(run.output, Catch::Contains("frobnicate"));
 }
 
 TEST_CASE("an architecture profile is listed without a GPU", "[cli]") {
-  const Run run = blocktune("devices --arch sm_90");
+  const Run run = run_blocktune("devices --arch sm_90");
   CHECK(run.status == 0);
   CHECK_THAT(run.output, Catch::Contains("132") && Catch::Contains("228 KiB"));
 }
 
 TEST_CASE("without a GPU, tune says so, and with --or-plan it plans instead", "[cli][nogpu]") {
-  const Run probe = blocktune("devices");
+  const Run probe = run_blocktune("devices");
   if (probe.status == 0) {
     SUCCEED("a GPU is present; the GPU tests cover tuning");
     return;
   }
   CHECK_THAT(probe.output, Catch::Contains("libcuda.so.1") || Catch::Contains("driver") || Catch::Contains("GPU"));
-  const Run tune = blocktune("tune --max-evaluations 1");
+  const Run tune = run_blocktune("tune --max-evaluations 1");
   CHECK(tune.status == 1);
   CHECK_THAT(tune.output, Catch::Contains("plan --arch sm_90"));
-  const Run fallback = blocktune("tune stencil3d_r1 --or-plan --problem 64x64x64");
+  const Run fallback = run_blocktune("tune stencil3d_r1 --or-plan --problem 64x64x64");
   CHECK(fallback.status == 0);
   CHECK_THAT(fallback.output, Catch::StartsWith("blocktune: no GPU to tune on"));
   CHECK_THAT(fallback.output, Catch::Contains("satisfy the constraints") && Catch::Contains("can be measured"));
 }
 
 TEST_CASE("tune names the strategies it knows when given another", "[cli]") {
-  const Run run = blocktune("tune --strategy hillclimb");
+  const Run run = run_blocktune("tune --strategy hillclimb");
   CHECK(run.status != 0);
   CHECK_THAT(run.output, Catch::Contains("--strategy") && Catch::Contains("hillclimb") && Catch::Contains("surrogate") &&
                              Catch::Contains("exhaustive"));
-  const Run help = blocktune("tune --help");
+  const Run help = run_blocktune("tune --help");
   CHECK_THAT(help.output, Catch::Contains("--strategy") && Catch::Contains("surrogate") && Catch::Contains("--seed"));
+}
+
+// ---- Exit codes (README.md, "Exit codes") ----
+
+namespace {
+
+// A blocktune database made by `db import`: empty, or the committed H200 sessions.
+std::string imported_database(const blocktune::test::TempDir& dir, bool with_h200) {
+  const auto db = (dir / (with_h200 ? "h200.db" : "empty.db")).string();
+  const auto json = (dir / "export.json").string();
+  if (with_h200)
+    REQUIRE(run_blocktune(fmt::format("db export --db {}/db/stencil3d_r1_h200.db {}", BLOCKTUNE_TEST_DATA_DIR, json)).status == 0);
+  else
+    std::ofstream(json) << R"({"format": "blocktune-tuning-db", "format_version": 1, "devices": [], "kernels": [], )"
+                        << R"("arch_defaults": [], "trials": []})";
+  REQUIRE(run_blocktune(fmt::format("db import --db {} {}", db, json)).status == 0);
+  return db;
+}
+
+}  // namespace
+
+TEST_CASE("exit code 0: done", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string db = imported_database(dir, true);
+  CHECK(run_blocktune("kernels").status == 0);
+  CHECK(run_blocktune("--help").status == 0);
+  const Run best = run_blocktune("best stencil3d_r1 --problem 512x512x512 --arch sm_90 --db " + db);
+  CHECK(best.status == 0);
+  CHECK_THAT(best.output, Catch::Contains("block_x="));
+}
+
+TEST_CASE("exit code 1: an error in what the command works on", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  CHECK(run_blocktune("plan gemm --arch sm_90").status == 1);
+  CHECK(run_blocktune(fmt::format("db list --db {}", (dir / "missing.db").string())).status == 1);
+  CHECK(run_blocktune(fmt::format("best stencil3d_r1 -p 8x8x8 --arch sm_90 --db {}", (dir / "missing.db").string())).status == 1);
+}
+
+TEST_CASE("exit code 2: usage, CLI11's parse errors included", "[cli][exit]") {
+  for (const char* arguments : {"", "plan --frobnicate", "plan --spec missing.json --arch sm_90", "tune --device abc",
+                                "best stencil3d_r1", "tune --strategy hillclimb", "db", "report --format pdf",
+                                "devices --arch sm_90 --device 0"}) {
+    INFO(arguments);
+    CHECK(run_blocktune(arguments).status == 2);
+  }
+}
+
+TEST_CASE("a bound on a number is said in words, not as the limits of a double", "[cli][exit]") {
+  const Run run = run_blocktune("tune --max-evaluations 0");
+  CHECK(run.status == 2);
+  CHECK_THAT(run.output, Catch::Contains("--max-evaluations: the value must be at least 1, not 0"));
+  CHECK(run.output.size() < 200);
+  const Run seconds = run_blocktune("plan --arch sm_90 --max-seconds -1");
+  CHECK(seconds.status == 2);
+  CHECK_THAT(seconds.output, Catch::Contains("--max-seconds: the value must be greater than 0, not -1"));
+  const Run device = run_blocktune("tune --device -1");
+  CHECK(device.status == 2);
+}
+
+TEST_CASE("exit code 3: best finds nothing stored and no fallback", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string empty = imported_database(dir, false);
+  const Run unknown = run_blocktune("best no_such_kernel --problem 512x512x512 --arch sm_90 --db " + empty);
+  CHECK(unknown.status == 3);
+  CHECK_THAT(unknown.output, Catch::Contains("no configuration"));
+  CHECK(run_blocktune("best stencil3d_r1 --problem 512x512 --arch sm_90 --db " + empty).status == 3);
+  const std::string h200 = imported_database(dir, true);
+  CHECK(run_blocktune("best no_such_kernel --problem 512x512x512 --arch sm_90 --db " + h200).status == 3);
+}
+
+TEST_CASE("output that cannot be written is exit code 1 with a message, never 0", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string db = imported_database(dir, true);
+  const std::vector<std::string> commands{"report -f csv --db " + db, "db export - --db " + db, "db list --db " + db,
+                                         "kernels"};
+  for (const std::string& arguments : commands) {
+    INFO(arguments);
+    const Run full = blocktune_redirected(arguments, "2>&1 >/dev/full");
+    CHECK(full.status == 1);
+    CHECK_THAT(full.output, Catch::Contains("cannot write the output") || Catch::Contains("could not be written"));
+
+    // A pipe whose reader is gone before the command starts: every write fails with EPIPE.
+    std::array<int, 2> pipe_ends{};
+    REQUIRE(pipe(pipe_ends.data()) == 0);
+    close(pipe_ends[0]);
+    const Run closed = blocktune_redirected(arguments, fmt::format("2>&1 >&{}", pipe_ends[1]));
+    close(pipe_ends[1]);
+    CHECK(closed.status == 1);
+    CHECK_THAT(closed.output, Catch::Contains("cannot write the output") || Catch::Contains("could not be written"));
+  }
 }

@@ -98,8 +98,9 @@ std::vector<Recording> recordings_from_database(const DatabaseContents& contents
 
 // ---- Imports ----
 
-// A Kernel Tuner cache (see load_kernel_tuner_cache): outcomes "ok" or
-// "failed", no compile times, no occupancy.
+// A Kernel Tuner cache, .json or gzip-compressed .json.gz (see
+// parse_kernel_tuner_cache): outcomes "ok" or "failed", no compile times, no
+// occupancy. Throws std::runtime_error naming the file and what is missing.
 Recording read_kernel_tuner_recording(const std::filesystem::path& path);
 
 // T4 autotuning results (JSON), as `blocktune report --format t4` and Kernel
