@@ -63,6 +63,17 @@ Kernel::Kernel(const std::string& cubin, const std::string& entry) {
 
 Kernel::~Kernel() { Driver::get().cuModuleUnload(module_); }
 
+void Kernel::fill_symbol(const std::string& name, const void* data, std::size_t bytes) const {
+  CUdeviceptr address = 0;
+  std::size_t size = 0;
+  const CUresult found = Driver::get().cuModuleGetGlobal(&address, &size, module_, name.c_str());
+  if (found == CUDA_ERROR_NOT_FOUND)
+    throw std::invalid_argument(fmt::format("the kernel's module has no __constant__ or __device__ variable '{}' (is it static, or unused?)", name));
+  check(found, fmt::format("finding the symbol {} (cuModuleGetGlobal)", name));
+  if (size < bytes) throw std::invalid_argument(fmt::format("the kernel's variable '{}' holds {} bytes, the argument {}", name, size, bytes));
+  check(Driver::get().cuMemcpyHtoD(address, data, bytes), fmt::format("filling the symbol {}", name));
+}
+
 int Kernel::attribute(CUfunction_attribute which) const {
   int value = 0;
   check(Driver::get().cuFuncGetAttribute(&value, which, function_), "cuFuncGetAttribute");

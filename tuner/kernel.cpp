@@ -43,6 +43,13 @@ std::optional<double> scalar_literal(std::string_view text) {
   return value;
 }
 
+std::size_t kernel_parameter_count(const KernelDescription& kernel) {
+  return static_cast<std::size_t>(std::ranges::count_if(kernel.arguments, [](const Argument& argument) {
+    const auto* buffer = std::get_if<BufferArgument>(&argument);
+    return !buffer || !buffer->constant;
+  }));
+}
+
 std::optional<std::string> macro_name(const KernelDescription& kernel, std::string_view parameter) {
   if (!kernel.defines.empty() && std::ranges::find(kernel.defines, parameter) == kernel.defines.end()) return std::nullopt;
   std::string macro(parameter);

@@ -89,6 +89,7 @@ TunedKernel::Prepared& TunedKernel::prepare(const ProblemSize& problem) {
         throw std::runtime_error(fmt::format("kernel {}, configuration {} does not compile:\n{}", kernel_.name,
                                              prepared.selection.config.to_string(), variant.log));
       loaded.kernel = std::make_unique<Kernel>(variant.cubin, variant.lowered_name);
+      for (const auto& [name, bytes] : constants_) loaded.kernel->fill_symbol(name, bytes.data(), bytes.size());
     }
     prepared.loaded = &loaded;
   } catch (...) {
@@ -99,10 +100,24 @@ TunedKernel::Prepared& TunedKernel::prepare(const ProblemSize& problem) {
   return prepared;
 }
 
+void TunedKernel::set_constant(const std::string& name, const void* data, std::size_t bytes) {
+  const bool declared = std::ranges::any_of(kernel_.arguments, [&](const Argument& argument) {
+    const auto* buffer = std::get_if<BufferArgument>(&argument);
+    return buffer && buffer->constant && buffer->name == name;
+  });
+  if (!declared) throw std::invalid_argument(fmt::format("kernel {} has no constant argument '{}'", kernel_.name, name));
+  const std::scoped_lock lock(mutex_);
+  const auto* first = static_cast<const std::byte*>(data);
+  constants_[name].assign(first, first + bytes);
+  for (auto& [config, loaded] : kernels_) loaded.kernel->fill_symbol(name, data, bytes);
+}
+
 void TunedKernel::launch(const ProblemSize& problem, std::vector<void*> arguments, CUstream stream) {
-  if (arguments.size() != kernel_.arguments.size()) {
+  if (arguments.size() != kernel_parameter_count(kernel_)) {
     std::vector<std::string> names;
-    for (const Argument& argument : kernel_.arguments) names.push_back(std::visit([](const auto& a) { return a.name; }, argument));
+    for (const Argument& argument : kernel_.arguments)
+      if (const auto* buffer = std::get_if<BufferArgument>(&argument); !buffer || !buffer->constant)
+        names.push_back(std::visit([](const auto& a) { return a.name; }, argument));
     throw std::invalid_argument(fmt::format("kernel {} takes {} arguments ({}), got {}", kernel_.name, names.size(),
                                             fmt::join(names, ", "), arguments.size()));
   }

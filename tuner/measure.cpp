@@ -144,6 +144,7 @@ class MeasurementSession::Impl {
                                               problem.to_string(), 3.0 * static_cast<double>(bytes) / (1 << 30), device().name,
                                               static_cast<double>(free) / (1 << 30)));
     for (Slot& slot : slots_) {
+      if (slot.spec.constant) continue;  // filled into each module as it loads
       slot.device = DeviceBuffer(slot.initial.bytes.size());
       slot.device.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
       // A device copy of each output's initial contents restores it between runs.
@@ -295,7 +296,11 @@ class MeasurementSession::Impl {
 
   Kernel& load(const CompiledVariant& variant, const std::string& identity) {
     auto& slot = modules_[identity];
-    if (!slot) slot = std::make_unique<Kernel>(variant.cubin, variant.lowered_name);
+    if (!slot) {
+      slot = std::make_unique<Kernel>(variant.cubin, variant.lowered_name);
+      for (const Slot& buffer : slots_)
+        if (buffer.spec.constant) slot->fill_symbol(buffer.spec.name, buffer.initial.bytes.data(), buffer.initial.bytes.size());
+    }
     return *slot;
   }
 
@@ -308,8 +313,9 @@ class MeasurementSession::Impl {
     std::vector<void*> arguments;
     std::size_t buffer = 0;
     for (std::size_t a = 0; a < kernel_.arguments.size(); ++a) {
-      if (std::holds_alternative<BufferArgument>(kernel_.arguments[a])) {
-        arguments.push_back(&pointers_[buffer++]);
+      if (const auto* spec = std::get_if<BufferArgument>(&kernel_.arguments[a])) {
+        const std::size_t slot = buffer++;
+        if (!spec->constant) arguments.push_back(&pointers_[slot]);
         continue;
       }
       auto& storage = scalars_[a];

@@ -419,6 +419,9 @@ class Validator {
       }
       const auto& buffer = std::get<BufferArgument>(kernel_.arguments[a]);
       check_expression(field + ".count", buffer.count, Scope::no_parameters);
+      if (buffer.constant && buffer.output) fail(field, "a constant cannot be an output: kernels cannot write __constant__ memory");
+      if (buffer.constant && !mentions(kernel_.source, buffer.name) && !mentions(included_sources(), buffer.name))
+        fail(field + ".constant", fmt::format("the sources declare no variable '{}' (a __constant__ array the kernel reads)", buffer.name));
       if (buffer.init == BufferArgument::Init::constant) check_initial_value(field + ".value", buffer.type, buffer.value);
       if (buffer.init == BufferArgument::Init::values) {
         if (buffer.values.empty()) fail(field + ".values", "is empty");
@@ -993,8 +996,11 @@ class SpecReader {
       const std::string path = fmt::format("arguments[{}]", a);
       const Json& argument = arguments[a];
       expect(argument, Json::value_t::object, path, "an object like {\"buffer\": \"a\", ...} or {\"scalar\": \"n\", ...}");
-      const bool is_buffer = argument.contains("buffer"), is_scalar = argument.contains("scalar");
-      if (is_buffer == is_scalar) fail(path, "give exactly one of \"buffer\" (a device buffer's name) and \"scalar\" (a scalar's name)");
+      const int kinds = argument.contains("buffer") + argument.contains("scalar") + argument.contains("constant");
+      if (kinds != 1)
+        fail(path, "give exactly one of \"buffer\" (a device buffer's name), \"scalar\" (a scalar's name) and \"constant\" "
+                   "(a __constant__ variable's name)");
+      const bool is_scalar = argument.contains("scalar");
       if (is_scalar) {
         check_keys(argument, path, {"scalar", "type", "value"});
         const Json& value = required(argument, "value", path, "a number or an integer expression for the value, e.g. 0.5 or \"n\"");
@@ -1002,14 +1008,22 @@ class SpecReader {
                        value.is_number_float() ? exact_text(value.get<double>()) : expression(value, path + ".value"));
         continue;
       }
+      if (argument.contains("constant")) {
+        check_keys(argument, path, {"constant", "type", "count", "init", "seed", "value", "values", "file", "low", "high", "mean", "stddev"});
+        BufferArgument constant = read_buffer(argument, path, a, "constant");
+        constant.constant = true;
+        builder.buffer(std::move(constant));
+        continue;
+      }
       check_keys(argument, path, {"buffer", "type", "count", "init", "seed", "value", "values", "file", "low", "high", "mean", "stddev", "output"});
-      builder.buffer(read_buffer(argument, path, a));
+      builder.buffer(read_buffer(argument, path, a, "buffer"));
     }
   }
 
-  BufferArgument read_buffer(const Json& argument, const std::string& path, std::size_t position) const {
+  // A buffer, or a constant: `name_key` says which.
+  BufferArgument read_buffer(const Json& argument, const std::string& path, std::size_t position, const std::string& name_key) const {
     BufferArgument buffer;
-    buffer.name = string(argument["buffer"], path + ".buffer");
+    buffer.name = string(argument[name_key], path + "." + name_key);
     buffer.type = read_type(argument, path);
     buffer.count = expression(required(argument, "count", path, "the number of elements, an expression over the problem dimensions"), path + ".count");
     const std::string init = argument.contains("init") ? string(argument["init"], path + ".init") : "random";

@@ -19,6 +19,8 @@ blocktune_args() {
     stencil3d_r1) echo "--spec $here/examples/specs/stencil3d/spec.json --problem 512x512x512" ;;
     gemm) echo "--spec $here/bench/anchors/specs/gemm/spec.json --problem 4096x4096x4096" ;;
     hotspot) echo "--spec $here/bench/anchors/specs/hotspot/spec.json --problem 4096x4096" ;;
+    pnpoly) echo "--spec $here/bench/anchors/specs/pnpoly/spec.json --problem 20000000" ;;
+    convolution) echo "--spec $here/bench/anchors/specs/convolution/spec.json --problem 4096x4096" ;;
     *) echo "unknown kernel $1" >&2; return 1 ;;
   esac
 }

@@ -216,3 +216,27 @@ TEST_CASE("a reference kernel's options may take parameters that the reference k
   key_alone["verify"] = {{"reference_key", "tile_size"}};
   CHECK_THAT(folder.error(key_alone), Catch::StartsWith("axpy.json: verify.reference_key: needs a reference_kernel"));
 }
+
+TEST_CASE("a constant argument names a __constant__ variable of the source, filled as buffers are and not passed", "[spec][conventions]") {
+  const SpecFolder folder(R"(__constant__ float weights[16];
+extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
+  int i = (blockIdx.x * block_size_x + threadIdx.x) * tile_size;
+  if (i < n) y[i] += a * x[i] * weights[i % 16];
+})");
+  Json spec = kernel_tuner_style_spec();
+  spec["arguments"].push_back({{"constant", "weights"}, {"type", "f32"}, {"count", 16}, {"init", "uniform"}, {"low", 0.5}, {"high", 1}});
+  const KernelDescription k = folder.load(spec);
+  const auto& weights = std::get<BufferArgument>(k.arguments.back());
+  CHECK(weights.constant);
+  CHECK(weights.init == BufferArgument::Init::uniform);
+  CHECK(kernel_parameter_count(k) == 4);  // y, x, a, n
+
+  spec["arguments"].back()["constant"] = "filter";
+  CHECK(folder.error(spec) == "axpy.json: arguments[4].constant: the sources declare no variable 'filter' (a __constant__ array the kernel reads)");
+  spec["arguments"].back()["constant"] = "weights";
+  spec["arguments"].back()["output"] = true;
+  CHECK_THAT(folder.error(spec), Catch::StartsWith("axpy.json: arguments[4].output: unknown field"));
+  spec["arguments"].back().erase("output");
+  spec["arguments"].back()["buffer"] = "weights";
+  CHECK_THAT(folder.error(spec), Catch::StartsWith("axpy.json: arguments[4]: give exactly one of \"buffer\""));
+}

@@ -173,7 +173,7 @@ TEST_CASE("arguments must be consistent", "[spec][errors]") {
         }) == "bad.json: arguments[1].output: outputs must share one element type: 'out' is f32 but 'in' is f64");
   CHECK(error_of([](Json& s) { s["arguments"][1]["buffer"] = "out"; }) == "bad.json: arguments[1]: the name 'out' is already arguments[0]'s");
   CHECK(error_of([](Json& s) { s["arguments"][0]["scalar"] = "n"; }) ==
-        R"(bad.json: arguments[0]: give exactly one of "buffer" (a device buffer's name) and "scalar" (a scalar's name))");
+        R"(bad.json: arguments[0]: give exactly one of "buffer" (a device buffer's name), "scalar" (a scalar's name) and "constant" (a __constant__ variable's name))");
   CHECK(error_of([](Json& s) {
           s["arguments"][0]["init"] = "constant";
           s["arguments"][0]["value"] = 1;

@@ -141,3 +141,56 @@ TEST_CASE("the example specs' configurations give their references' results", "[
     }
   }
 }
+
+TEST_CASE("a constant argument fills the kernel's __constant__ variable, when measured and in TunedKernel", "[gpu][launcher]") {
+  BufferArgument factors{.name = "factors", .type = ElementType::f32, .count = "4", .init = BufferArgument::Init::values};
+  factors.values = {1, 2, 3, 4};
+  factors.constant = true;
+  const KernelDescription k =
+      KernelBuilder("launcher_constant")
+          .source(R"(
+__constant__ float factors[4];
+extern "C" __global__ void scale(const float* x, float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * factors[i % 4];
+}
+// Reads no constant: it agrees with scale only where the constant was filled.
+extern "C" __global__ void scale_reference(const float* x, float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * (float)(i % 4 + 1);
+})",
+                  "scale.cu")
+          .entry("scale")
+          .problem({"n"})
+          .parameter("block_x", {64, 128})
+          .block({"block_x"})
+          .grid_divisors({"block_x"})
+          .buffer(factors)
+          .buffer("x", ElementType::f32, "n")
+          .buffer("y", ElementType::f32, "n")
+          .output("y")
+          .scalar("n", ElementType::i32, "n")
+          .reference_kernel({.entry = "scale_reference", .block = {"128"}, .grid = {"ceil_div(n, 128)"}})
+          .build();
+  CHECK(kernel_parameter_count(k) == 3);
+  const TrialRecord measured = measure_one(k, 0, ProblemSize{{1000}}, Config::parse("block_x=64"), VariantCompiler(std::nullopt), {});
+  INFO(measured.message);
+  CHECK(measured.outcome == Outcome::ok);
+
+  const auto file = database_with(k, query_device(0), "block_x=128");
+  TunedKernel kernel(k, TuningDatabase::open(file), 0, VariantCompiler(std::nullopt));
+  const float values[4] = {1, 2, 3, 4};
+  kernel.set_constant("factors", values, sizeof values);
+  CHECK_THROWS_WITH(kernel.set_constant("x", values, sizeof values), "kernel launcher_constant has no constant argument 'x'");
+  int n = 1000;
+  std::vector<float> x(static_cast<std::size_t>(n), 2.0f), y(x.size(), 0.0f);
+  DeviceBuffer dx(x.size() * sizeof(float)), dy(y.size() * sizeof(float));
+  dx.upload(x.data(), x.size() * sizeof(float));
+  CUdeviceptr px = dx.get(), py = dy.get();
+  kernel.launch(ProblemSize{{n}}, {&px, &py, &n});
+  check(Driver::get().cuCtxSynchronize(), "cuCtxSynchronize");
+  dy.download(y.data(), y.size() * sizeof(float));
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += y[static_cast<std::size_t>(i)] != 2.0f * static_cast<float>(i % 4 + 1);
+  CHECK(wrong == 0);
+}

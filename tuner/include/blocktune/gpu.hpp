@@ -67,6 +67,10 @@ class Kernel {
   // Sets the carveout and, when needed, the dynamic shared-memory limit.
   void prepare(const LaunchShape3& shape) const;
   void launch(const LaunchShape3& shape, void** arguments, CUstream stream = nullptr) const;
+  // Copies `bytes` into the module's __constant__ (or __device__) symbol
+  // `name`. Throws std::invalid_argument when the module has no such symbol or
+  // it is smaller, CudaError when the copy fails.
+  void fill_symbol(const std::string& name, const void* data, std::size_t bytes) const;
 
  private:
   CUmodule module_{};

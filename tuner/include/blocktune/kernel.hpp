@@ -40,7 +40,11 @@ struct BufferArgument {
   double mean = 0, stddev = 1;     // for Init::normal
   std::uint64_t seed = 1;          // for random, uniform and normal
   bool output = false;             // compared against the reference after a run
+  // Not a kernel parameter: the module's __constant__ (or __device__) symbol
+  // of this name, filled with the initial contents after the module loads.
+  bool constant = false;
 };
+
 
 struct ScalarArgument {
   std::string name;
@@ -158,6 +162,10 @@ struct KernelDescription {
   std::string reference_key;
   double tolerance = 1e-5;             // bound on ||out - ref|| / ||ref|| per output buffer
 };
+
+// How many arguments the kernel itself takes: the buffers that are not
+// constant symbols, and the scalars.
+std::size_t kernel_parameter_count(const KernelDescription& kernel);
 
 // The macro a parameter becomes (`define_names`), nullopt where the parameter
 // is not passed as a define.

@@ -62,11 +62,17 @@ class TunedKernel {
   const Selection& select(const ProblemSize& problem);
 
   // Launches on `stream` with `arguments` as for cuLaunchKernel: one pointer
-  // per kernel parameter, in the description's argument order. The first
+  // per kernel parameter, in the description's argument order (constant
+  // arguments are not kernel parameters: see set_constant). The first
   // launch of a configuration compiles and loads it; throws std::runtime_error
   // with the compiler's log if it does not compile, std::invalid_argument for
   // a wrong argument count, CudaError for a failed launch.
   void launch(const ProblemSize& problem, std::vector<void*> arguments, CUstream stream = nullptr);
+  // Fills the constant argument `name` (a __constant__ variable of the kernel,
+  // not passed in `arguments`) in every variant loaded now or later. Throws
+  // std::invalid_argument when the description has no such constant argument
+  // or the variable is smaller than `bytes`.
+  void set_constant(const std::string& name, const void* data, std::size_t bytes);
 
   const KernelDescription& description() const { return kernel_; }
   const DeviceInfo& device() const { return context_.device(); }
@@ -92,6 +98,7 @@ class TunedKernel {
   mutable std::mutex mutex_;
   std::map<std::vector<std::int64_t>, Prepared> prepared_;  // by problem dims
   std::map<std::string, Loaded> kernels_;                   // by configuration text
+  std::map<std::string, std::vector<std::byte>> constants_; // set_constant's contents, by name
 };
 
 }  // namespace blocktune
