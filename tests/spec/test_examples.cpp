@@ -23,6 +23,7 @@ constexpr Example kAll[] = {
     {"transpose", "8192x8192", "GB/s"},
     {"reduction", "67108864", "GB/s"},
     {"conv2d", "8192x8192", "GFLOP/s"},
+    {"blur", "16777216", "GB/s"},  // a T1 file extended by a spec, with a constant argument
 };
 
 }  // namespace
