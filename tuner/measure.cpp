@@ -100,11 +100,6 @@ TrialRecord static_trial(const PlanEntry& entry) {
   return t;
 }
 
-namespace {
-
-
-}  // namespace
-
 // Reads a whole binary file that must hold exactly `bytes` bytes.
 std::vector<std::byte> read_exact(const std::string& path, std::size_t bytes, std::string_view what) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -124,35 +119,23 @@ class MeasurementSession::Impl {
   Impl(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const VariantCompiler& compiler,
                      const PlanEntry* default_entry)
       : kernel_(kernel), problem_(problem), compiler_(compiler), default_entry_(default_entry), context_(ordinal) {
-    const Lookup env = environment(kernel, device(), problem);
+    // Buffers start at the default configuration's sizes; those sized by
+    // parameters are fitted to each configuration before it runs.
+    const Config default_config = Config::parse(kernel.default_config);
+    const Lookup lookup = default_config.lookup(environment(kernel, device(), problem));
     std::size_t bytes = 0;
-    for (const Argument& argument : kernel.arguments) {
-      const auto* spec = std::get_if<BufferArgument>(&argument);
-      if (!spec) continue;
-      const std::int64_t count = Expression::parse(spec->count).evaluate_int(env);
-      if (count < 1) throw std::invalid_argument(fmt::format("kernel {}: buffer {} has {} elements", kernel.name, spec->name, count));
-      Slot slot{*spec, initial_buffer(*spec, count), {}, {}};
-      if (spec->init == BufferArgument::Init::file)
-        slot.initial.bytes = read_exact(spec->file, slot.initial.bytes.size(), fmt::format("kernel {}, buffer {}", kernel.name, spec->name));
-      bytes += slot.initial.bytes.size();
-      slots_.push_back(std::move(slot));
-    }
+    for (const Argument& argument : kernel.arguments)
+      if (const auto* spec = std::get_if<BufferArgument>(&argument)) {
+        slots_.push_back(make_slot(*spec, buffer_count(*spec, lookup)));
+        bytes += slots_.back().initial.bytes.size();
+      }
     std::size_t free = 0, total = 0;
     check(Driver::get().cuMemGetInfo(&free, &total), "cuMemGetInfo");
     if (bytes * 3 > free)
       throw std::invalid_argument(fmt::format("problem {} needs {:.1f} GiB of GPU memory with its reference; {} has {:.1f} GiB free",
                                               problem.to_string(), 3.0 * static_cast<double>(bytes) / (1 << 30), device().name,
                                               static_cast<double>(free) / (1 << 30)));
-    for (Slot& slot : slots_) {
-      if (slot.spec.constant) continue;  // filled into each module as it loads
-      slot.device = DeviceBuffer(slot.initial.bytes.size());
-      slot.device.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
-      // A device copy of each output's initial contents restores it between runs.
-      if (slot.spec.output) {
-        slot.initial_copy = DeviceBuffer(slot.initial.bytes.size());
-        slot.initial_copy.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
-      }
-    }
+    for (Slot& slot : slots_) upload(slot);
     compare_ = compile_compare();
     sums_ = DeviceBuffer(3 * sizeof(double));
   }
@@ -164,6 +147,7 @@ class MeasurementSession::Impl {
     TrialRecord trial = static_trial(entry);
     try {
       auto start = Clock::now();
+      fit_buffers(entry.config);
       const auto& expected = expected_for(entry.config);
       Kernel& k = load(entry.variant, entry.resolved.request.identity());
       run_once(k, entry.resolved.shape, entry.config);
@@ -213,14 +197,63 @@ class MeasurementSession::Impl {
     HostBuffer initial;
     DeviceBuffer device;
     DeviceBuffer initial_copy;  // outputs only
+    bool sized_by_parameters = false;
   };
+
+  std::int64_t buffer_count(const BufferArgument& spec, const Lookup& lookup) const {
+    const std::int64_t count = Expression::parse(spec.count).evaluate_int(lookup);
+    if (count < 1) throw std::invalid_argument(fmt::format("kernel {}: buffer {} has {} elements", kernel_.name, spec.name, count));
+    return count;
+  }
+
+  // A buffer's host contents; its device copies come from upload().
+  Slot make_slot(const BufferArgument& spec, std::int64_t count) const {
+    Slot slot{spec, initial_buffer(spec, count), {}, {}, false};
+    if (spec.init == BufferArgument::Init::file)
+      slot.initial.bytes = read_exact(spec.file, slot.initial.bytes.size(), fmt::format("kernel {}, buffer {}", kernel_.name, spec.name));
+    const Expression count_expression = Expression::parse(spec.count);
+    slot.sized_by_parameters = std::ranges::any_of(count_expression.variables(), [&](const std::string& name) {
+      return std::ranges::find(kernel_.space.parameters(), name, &Parameter::name) != kernel_.space.parameters().end();
+    });
+    return slot;
+  }
+
+  static void upload(Slot& slot) {
+    if (slot.spec.constant) return;  // filled into each module as it loads
+    slot.device = DeviceBuffer(slot.initial.bytes.size());
+    slot.device.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
+    // A device copy of each output's initial contents restores it between runs.
+    if (slot.spec.output) {
+      slot.initial_copy = DeviceBuffer(slot.initial.bytes.size());
+      slot.initial_copy.upload(slot.initial.bytes.data(), slot.initial.bytes.size());
+    }
+  }
+
+  // Resizes the buffers whose counts name parameters to `config`'s values.
+  // Loaded modules keep constants of the old size: they are filled again.
+  void fit_buffers(const Config& config) {
+    const Lookup lookup = config.lookup(environment(kernel_, device(), problem_));
+    bool constants_changed = false;
+    for (Slot& slot : slots_) {
+      if (!slot.sized_by_parameters) continue;
+      const std::int64_t count = buffer_count(slot.spec, lookup);
+      if (static_cast<std::size_t>(count) == slot.initial.count()) continue;
+      slot = make_slot(slot.spec, count);
+      upload(slot);
+      constants_changed = constants_changed || slot.spec.constant;
+    }
+    if (constants_changed) modules_.clear();
+  }
   using Expected = std::vector<DeviceBuffer>;  // per slot; empty for inputs
 
-  // The expected outputs for a configuration, computed once per reference key.
+  // The expected outputs for a configuration, computed once per reference key
+  // and buffer sizes.
   const Expected& expected_for(const Config& config) {
-    const std::string key = kernel_.reference_key.empty()
-                                ? std::string()
-                                : to_string(Expression::parse(kernel_.reference_key).evaluate(config.lookup(environment(kernel_, device(), problem_))));
+    std::string key = kernel_.reference_key.empty()
+                          ? std::string()
+                          : to_string(Expression::parse(kernel_.reference_key).evaluate(config.lookup(environment(kernel_, device(), problem_))));
+    for (const Slot& slot : slots_)
+      if (slot.sized_by_parameters) key += fmt::format(" {}={}", slot.spec.name, slot.initial.count());
     auto it = expected_.find(key);
     if (it == expected_.end()) it = expected_.emplace(key, compute_expected(config)).first;
     return it->second;

@@ -206,26 +206,25 @@ class Validator {
     check_entry("entry", kernel_.entry, kernel_.source, kernel_.source_name);
     check_defines();
     for (std::size_t d = 0; d < 3; ++d) {
-      check_expression(fmt::format("block[{}]", d), kernel_.block[d], Scope::all);
-      check_expression(fmt::format("grid[{}]", d), kernel_.grid[d], Scope::all);
+      check_expression(fmt::format("block[{}]", d), kernel_.block[d]);
+      check_expression(fmt::format("grid[{}]", d), kernel_.grid[d]);
     }
-    check_expression("dynamic_smem", kernel_.dynamic_smem, Scope::all);
-    check_expression("carveout", kernel_.carveout, Scope::all);
+    check_expression("dynamic_smem", kernel_.dynamic_smem);
+    check_expression("carveout", kernel_.carveout);
     check_arguments();
     check_parameters_reach_kernel();
-    if (!kernel_.bytes_moved.empty()) check_expression("objective.bytes_moved", kernel_.bytes_moved, Scope::all);
-    if (!kernel_.flops.empty()) check_expression("objective.flops", kernel_.flops, Scope::all);
+    if (!kernel_.bytes_moved.empty()) check_expression("objective.bytes_moved", kernel_.bytes_moved);
+    if (!kernel_.flops.empty()) check_expression("objective.flops", kernel_.flops);
     for (const WorkField& field : kWorkFields)
       if (const std::string& text = kernel_.work_expressions.*field.expression; !text.empty())
-        check_expression(fmt::format("work.{}", field.name), text, Scope::all);
+        check_expression(fmt::format("work.{}", field.name), text);
     check_verification();
     for (std::size_t c = 0; c < kernel_.space.constraints().size(); ++c)
-      check_variables(fmt::format("constraints[{}]", c), kernel_.space.constraints()[c], Scope::all);
+      check_variables(fmt::format("constraints[{}]", c), kernel_.space.constraints()[c]);
     check_default();
   }
 
  private:
-  enum class Scope { all, no_parameters };
 
   [[noreturn]] void fail(std::string field, std::string problem) const { throw SpecError(origin_, std::move(field), std::move(problem)); }
 
@@ -377,25 +376,19 @@ class Validator {
     return names;
   }
 
-  void check_expression(const std::string& field, const std::string& text, Scope scope) const {
+  void check_expression(const std::string& field, const std::string& text) const {
     if (text.size() > kMaxExpressionLength)
       fail(field, fmt::format("the expression is {} characters long, over the limit of {}", text.size(), kMaxExpressionLength));
     try {
-      check_variables(field, Expression::parse(text), scope);
+      check_variables(field, Expression::parse(text));
     } catch (const ExpressionError& error) {
       fail(field, error.what());
     }
   }
 
-  void check_variables(const std::string& field, const Expression& expression, Scope scope) const {
+  void check_variables(const std::string& field, const Expression& expression) const {
     for (const std::string& name : expression.variables()) {
-      if (is_problem_dimension(name) || is_device_variable(name)) continue;
-      if (is_parameter(name)) {
-        if (scope == Scope::all) continue;
-        fail(field, fmt::format("'{}' names the parameter '{}', but buffers are allocated once for all configurations: "
-                                "their sizes may use only problem dimensions ({}) and device variables",
-                                expression.text(), name, listing(kernel_.problem_names)));
-      }
+      if (is_parameter(name) || is_problem_dimension(name) || is_device_variable(name)) continue;
       fail(field, fmt::format("'{}' names '{}', which is not a parameter ({}), a problem dimension ({}) or a device variable ({})",
                               expression.text(), name, listing(parameter_names()), listing(kernel_.problem_names),
                               listing(device_variable_names())));
@@ -414,11 +407,18 @@ class Validator {
         if (const auto literal = scalar_literal(scalar->value))
           check_initial_value(field + ".value", scalar->type, *literal);
         else
-          check_expression(field + ".value", scalar->value, Scope::all);
+          check_expression(field + ".value", scalar->value);
         continue;
       }
       const auto& buffer = std::get<BufferArgument>(kernel_.arguments[a]);
-      check_expression(field + ".count", buffer.count, Scope::no_parameters);
+      check_expression(field + ".count", buffer.count);
+      // Sized by parameters: the default configuration's output, or a file, has another size.
+      const bool sized_by_parameters = std::ranges::any_of(Expression::parse(buffer.count).variables(),
+                                                           [&](const std::string& variable) { return is_parameter(variable); });
+      if (sized_by_parameters && !kernel_.reference && !kernel_.reference_kernel)
+        fail(field + ".count", fmt::format("'{}' names a parameter: the buffer's size changes with the configuration, so the expected "
+                                           "outputs need a reference_kernel, computed for each size",
+                                           buffer.count));
       if (buffer.constant && buffer.output) fail(field, "a constant cannot be an output: kernels cannot write __constant__ memory");
       if (buffer.constant && !mentions(kernel_.source, buffer.name) && !mentions(included_sources(), buffer.name))
         fail(field + ".constant", fmt::format("the sources declare no variable '{}' (a __constant__ array the kernel reads)", buffer.name));
@@ -482,10 +482,10 @@ class Validator {
       const std::string field = "verify.reference_kernel";
       check_entry(field + ".entry", reference->entry, reference->source, reference->source_name);
       for (std::size_t d = 0; d < 3; ++d) {
-        check_expression(fmt::format("{}.block[{}]", field, d), reference->block[d], Scope::all);
-        check_expression(fmt::format("{}.grid[{}]", field, d), reference->grid[d], Scope::all);
+        check_expression(fmt::format("{}.block[{}]", field, d), reference->block[d]);
+        check_expression(fmt::format("{}.grid[{}]", field, d), reference->grid[d]);
       }
-      check_expression(field + ".dynamic_smem", reference->dynamic_smem, Scope::all);
+      check_expression(field + ".dynamic_smem", reference->dynamic_smem);
       check_reference_placeholders(field, *reference);
     }
     for (const auto& [output, file] : kernel_.reference_files) {
@@ -499,7 +499,7 @@ class Validator {
           if (std::ranges::find(kernel_.reference_files, buffer->name, &std::pair<std::string, std::string>::first) == kernel_.reference_files.end())
             fail("verify.reference_files", fmt::format("no file for the output '{}'", buffer->name));
     if (!kernel_.reference_key.empty()) {
-      check_expression("verify.reference_key", kernel_.reference_key, Scope::all);
+      check_expression("verify.reference_key", kernel_.reference_key);
       // Against the default configuration's output every key would give the same expectation.
       if (!kernel_.reference && !kernel_.reference_kernel && kernel_.reference_files.empty())
         fail("verify.reference_key", "needs a reference_kernel (or a reference function) to compute the expected outputs per key; "

@@ -179,7 +179,9 @@ std::vector<std::uint64_t> planned_indices(std::uint64_t valid, std::optional<st
 }  // namespace
 
 double measurement_bytes(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem) {
-  const Lookup env = environment(kernel, device, problem);
+  // At the default configuration's sizes, where buffer counts name parameters.
+  const Config default_config = Config::parse(kernel.default_config);
+  const Lookup env = default_config.lookup(environment(kernel, device, problem));
   double total = 0;
   for (const Argument& argument : kernel.arguments) {
     const auto* buffer = std::get_if<BufferArgument>(&argument);

@@ -240,3 +240,19 @@ extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
   spec["arguments"].back()["buffer"] = "weights";
   CHECK_THAT(folder.error(spec), Catch::StartsWith("axpy.json: arguments[4]: give exactly one of \"buffer\""));
 }
+
+TEST_CASE("a buffer's count may name parameters, with a reference kernel to compute each size's expected outputs", "[spec][conventions]") {
+  const SpecFolder folder(R"(extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
+  int i = (blockIdx.x * block_size_x + threadIdx.x) * tile_size;
+  if (i < n) y[i] += a * x[i];
+}
+extern "C" __global__ void axpy_reference(float* y, const float* x, float a, int n) {})");
+  Json spec = kernel_tuner_style_spec();
+  spec["arguments"][1]["count"] = "n * tile_size";
+  CHECK_THAT(folder.error(spec), Catch::StartsWith("axpy.json: arguments[1].count: 'n * tile_size' names a parameter"));
+  spec["verify"] = Json::parse(R"json({"reference_kernel": {"entry": "axpy_reference", "block": [64], "grid": ["ceil_div(n, 64)"]}})json");
+  const KernelDescription k = folder.load(spec);
+  CHECK(std::get<BufferArgument>(k.arguments[1]).count == "n * tile_size");
+  // What a tuning run needs in memory is counted at the default configuration's sizes (tile_size 1).
+  CHECK(measurement_bytes(k, require_arch_profile("sm_90"), ProblemSize::parse("1000")) == 3 * 4000 + 4000);
+}

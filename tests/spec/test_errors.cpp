@@ -72,10 +72,10 @@ TEST_CASE("an unknown variable in an expression is named with what is known", "[
   CHECK(error_of([](Json& s) { s["verify"] = {{"reference_key", "tile"}}; }) ==
         "bad.json: verify.reference_key: 'tile' names 'tile', which is not a parameter (block_x), a problem dimension (n) or "
         "a device variable (" + kDeviceVariables + ")");
-  // Buffers are allocated once: their sizes may not depend on the configuration.
+  // A buffer sized by parameters needs a reference kernel: the default configuration's output has another size.
   CHECK(error_of([](Json& s) { s["arguments"][1]["count"] = "n * block_x"; }) ==
-        "bad.json: arguments[1].count: 'n * block_x' names the parameter 'block_x', but buffers are allocated once for all "
-        "configurations: their sizes may use only problem dimensions (n) and device variables");
+        "bad.json: arguments[1].count: 'n * block_x' names a parameter: the buffer's size changes with the configuration, so the "
+        "expected outputs need a reference_kernel, computed for each size");
   CHECK(error_of([](Json& s) { s["entry"] = "scale_reference<{tile}>"; }) ==
         "bad.json: entry: placeholder '{tile}' names no parameter (parameters: block_x)");
   CHECK(error_of([](Json& s) { s["block"] = Json::array({"block_x *"}); }) ==

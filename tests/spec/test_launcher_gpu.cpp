@@ -194,3 +194,50 @@ extern "C" __global__ void scale_reference(const float* x, float* y, int n) {
   for (int i = 0; i < n; ++i) wrong += y[static_cast<std::size_t>(i)] != 2.0f * static_cast<float>(i % 4 + 1);
   CHECK(wrong == 0);
 }
+
+TEST_CASE("buffers sized by parameters are made for each configuration and checked against a reference of that size", "[gpu][launcher]") {
+  BufferArgument weights{.name = "weights", .type = ElementType::f32, .count = "taps", .init = BufferArgument::Init::uniform};
+  const KernelDescription k =
+      KernelBuilder("launcher_taps")
+          .source(R"(
+// out[i] = sum of taps weights times the inputs from i on: in holds n + taps - 1 values.
+extern "C" __global__ void filter(float* out, const float* in, const float* weights, int taps, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float sum = 0.0f;
+  for (int k = 0; k < taps; ++k) sum += weights[k] * in[i + k];
+  out[i] = sum;
+}
+extern "C" __global__ void filter_reference(float* out, const float* in, const float* weights, int taps, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    float sum = 0.0f;
+    for (int k = 0; k < taps; ++k) sum += weights[k] * in[i + k];
+    out[i] = sum;
+  }
+})",
+                  "filter.cu")
+          .entry("filter")
+          .problem({"n"})
+          .parameter("block_x", {64, 128})
+          .parameter("taps", {3, 9})
+          .block({"block_x"})
+          .grid_divisors({"block_x"})
+          .buffer("out", ElementType::f32, "n")
+          .output("out")
+          .buffer("in", ElementType::f32, "n + taps - 1")
+          .buffer(weights)
+          .scalar("tap_count", ElementType::i32, "taps")
+          .scalar("n", ElementType::i32, "n")
+          .reference_kernel({.entry = "filter_reference", .block = {"128"}, .grid = {"64"}})
+          .tolerance(1e-6)
+          .build();
+  const Remeasured measured = measure_many(k, 0, ProblemSize{{100000}},
+                                           {Config::parse("block_x=64,taps=3"), Config::parse("block_x=128,taps=9"),
+                                            Config::parse("block_x=128,taps=3")},
+                                           VariantCompiler(std::nullopt), {});
+  REQUIRE(measured.trials.size() == 3);
+  for (const TrialRecord& trial : measured.trials) {
+    INFO(trial.config << ": " << trial.message);
+    CHECK(trial.outcome == Outcome::ok);
+  }
+}
