@@ -1,14 +1,17 @@
 // A 1D blur written the way Kernel Tuner users write kernels: the tuned macros
 // are lower-case, tested with #ifndef, and the weights live in constant memory.
 // blocktune tunes it from its T1 file (blur-t1.json) and the spec that extends
-// that file with what T1 cannot say (spec.json).
+// that file with what T1 cannot say (spec.json). The radius is tuned too: it
+// changes the weights' and the input's sizes and the result.
 #ifndef kernel_tuner
 #define block_size_x 128
 #define items_per_thread 1
 #define use_ldg 0
 #endif
 
+#ifndef radius
 #define radius 4
+#endif
 
 __constant__ float weights[2 * radius + 1];
 
