@@ -229,17 +229,24 @@ class MeasurementSession::Impl {
     }
   }
 
-  // Resizes the buffers whose counts name parameters to `config`'s values.
+  // Resizes the buffers whose counts name parameters to `config`'s values,
+  // keeping the sizes set aside (a search goes back and forth between a few).
   // Loaded modules keep constants of the old size: they are filled again.
   void fit_buffers(const Config& config) {
     const Lookup lookup = config.lookup(environment(kernel_, device(), problem_));
     bool constants_changed = false;
-    for (Slot& slot : slots_) {
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      Slot& slot = slots_[s];
       if (!slot.sized_by_parameters) continue;
       const std::int64_t count = buffer_count(slot.spec, lookup);
       if (static_cast<std::size_t>(count) == slot.initial.count()) continue;
-      slot = make_slot(slot.spec, count);
-      upload(slot);
+      const auto kept = set_aside_.find({s, count});
+      Slot fitted = kept != set_aside_.end() ? std::move(kept->second) : make_slot(slot.spec, count);
+      if (kept != set_aside_.end()) set_aside_.erase(kept);
+      else upload(fitted);
+      if (set_aside_.size() >= kMaxSetAside) set_aside_.erase(set_aside_.begin());
+      set_aside_.emplace(std::pair{s, static_cast<std::int64_t>(slot.initial.count())}, std::move(slot));
+      slot = std::move(fitted);
       constants_changed = constants_changed || slot.spec.constant;
     }
     if (constants_changed) modules_.clear();
@@ -397,6 +404,9 @@ class MeasurementSession::Impl {
   GpuContext context_;
   std::vector<Slot> slots_;
   std::map<std::string, Expected> expected_;
+  // Buffers of other sizes, by slot and element count (fit_buffers).
+  static constexpr std::size_t kMaxSetAside = 8;
+  std::map<std::pair<std::size_t, std::int64_t>, Slot> set_aside_;
   std::vector<CUdeviceptr> pointers_;
   std::vector<std::array<std::byte, 8>> scalars_;
   std::map<std::string, std::unique_ptr<Kernel>> modules_;
