@@ -81,6 +81,15 @@ ImportProgress import_progress(std::ostream& err, std::string verb, std::string 
 // Writes next to the target, then renames: a failed export never leaves a
 // half-written file in place of a good one.
 void export_to_file(const std::filesystem::path& database, const std::filesystem::path& target) {
+  // A device or pipe (/dev/full, a FIFO) is written into: renaming over it would replace it.
+  std::error_code error;
+  if (const auto status = std::filesystem::status(target, error);
+      std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    std::ofstream file(target, std::ios::binary);
+    if (!file) throw StoreError("cannot write '" + target.string() + "'");
+    export_json(database, file);
+    return;
+  }
   auto partial = target;
   partial += ".partial";
   {

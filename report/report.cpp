@@ -77,6 +77,16 @@ std::string render_report(const DatabaseContents& contents, const ReportFilter& 
 void write_report(const DatabaseContents& contents, const ReportFilter& filter, ReportFormat format,
                   const std::filesystem::path& file) {
   const std::string text = render_report(contents, filter, format);
+  // A device or pipe (/dev/full, a FIFO) is written into: renaming over it would replace it.
+  std::error_code error;
+  if (const auto status = std::filesystem::status(file, error);
+      std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    std::ofstream out(file, std::ios::binary);
+    if (!out) throw ReportError(fmt::format("cannot write '{}'", file.string()));
+    out << text;
+    if (!out.flush()) throw ReportError(fmt::format("cannot write '{}': the disk may be full", file.string()));
+    return;
+  }
   auto partial = file;
   partial += ".partial";
   {

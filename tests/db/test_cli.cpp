@@ -5,7 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_run.hpp"
 
@@ -29,6 +36,32 @@ void fill(const std::filesystem::path& file, const std::string& uuid) {
   store.add_trial(device, kernel, problem, trial(32, 4, 1, 2.0));
   store.add_trial(device, kernel, problem, trial(128, 1, 1, 1.0));
   store.update_winner(device, kernel, problem);
+}
+
+
+// Drains the FIFO `path` on a thread while `write` runs (so writing into it never blocks) and
+// returns what was written into it.
+template <typename Write>
+std::string through_fifo(const std::filesystem::path& path, Write write) {
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);  // a reader: opening for writing does not block
+  REQUIRE(fd >= 0);
+  std::atomic<bool> done{false};
+  std::string got;
+  std::thread reader([&] {
+    char buffer[1 << 16];
+    while (true) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n > 0) got.append(buffer, static_cast<std::size_t>(n));
+      else if (n == 0 && done) break;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  write();
+  done = true;
+  reader.join();
+  ::close(fd);
+  return got;
 }
 
 }  // namespace
@@ -65,6 +98,19 @@ TEST_CASE("blocktune db list, export, import, merge, check") {
   r = run(main_db, {"db", "check"});
   CHECK(r.code == 0);
   CHECK(r.out == main_db.string() + ": ok\n");
+}
+
+TEST_CASE("blocktune db export into a device or pipe writes into it and leaves it one") {
+  TempDir dir;
+  const auto main_db = dir / "main.db";
+  fill(main_db, "GPU-main");
+  const auto pipe = dir / "pipe";
+  Run r;
+  const std::string got = through_fifo(pipe, [&] { r = run(main_db, {"db", "export", pipe.string()}); });
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::is_fifo(pipe));  // not replaced by a regular file (as root: /dev/full was)
+  CHECK_FALSE(std::filesystem::exists(dir / "pipe.partial"));
+  CHECK(got == run(main_db, {"db", "export"}).out);
 }
 
 TEST_CASE("blocktune db: every bad input is one clear line and exit code 1") {
