@@ -1,3 +1,7 @@
+// The blocktune command line: the whole program but main(), so that the
+// command-line fuzzer (fuzz/cli_fuzzer.cpp) can run it in its own process.
+#include "run.hpp"
+
 #include "commands.hpp"
 
 #include <blocktune/cli_action.hpp>
@@ -42,8 +46,6 @@ int check_output(int status) {
   return exit_error;
 }
 
-}  // namespace
-
 // --spec FILE or --t1 FILE: a tuning spec or a T1 file (the spec reader reads both) instead of a built-in kernel.
 void add_kernel_file(CLI::App* command, std::filesystem::path& file) {
   CLI::Option* spec = command->add_option("--spec", file, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
@@ -52,7 +54,9 @@ void add_kernel_file(CLI::App* command, std::filesystem::path& file) {
       ->excludes(spec);
 }
 
-int main(int argc, char** argv) {
+}  // namespace
+
+int blocktune::cli::run(int argc, char** argv) {
   CLI::App app{fmt::format(
       "blocktune {}: autotune CUDA kernels (block shape, carveout, kernel parameters) per GPU and problem size.\n"
       "Tune once per GPU with `blocktune tune`; applications then ask the database for the best configuration.",
