@@ -250,7 +250,7 @@ TEST_CASE("a source file that is not valid UTF-8 is named with the byte and its 
     return std::string("no error");
   };
   const std::string file = (dir / "kernel.cu").string();
-  // The input of the NVRTC crash (success with a null lowered name) that the source fuzzer found first.
+  // The byte of the NVRTC failure that VariantCompiler guards against (success with a null lowered name).
   CHECK(message("// \xFF\n" + kernel) == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xFF at offset 3");
   CHECK(message(kernel + "\n// \xC3") == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xC3 at offset " +
                                               std::to_string(kernel.size() + 4));                   // cut short
