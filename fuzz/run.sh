@@ -31,7 +31,7 @@ sanitizers="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=al
 case $fuzzer_name in
   spec) seeds=fuzz/seeds corpus=fuzz/corpus dict=fuzz/spec.dict flags="-timeout=10 -max_len=4096" ;;
   cli) seeds=fuzz/seeds-cli corpus=fuzz/corpus-cli dict=fuzz/cli.dict flags="-timeout=30 -max_len=512 -close_fd_mask=3" ;;
-  source) seeds=fuzz/seeds-source corpus=fuzz/corpus-source dict=fuzz/source.dict flags="-timeout=20 -max_len=4096" ;;
+  source) seeds=fuzz/seeds-source corpus=fuzz/corpus-source dict=fuzz/source.dict flags="-timeout=20 -max_len=4096" ;;  # NVRTC crashes: build-fuzz/fuzz/nvrtc-crashes
   *) echo "usage: bash fuzz/run.sh [spec|cli|source] [SECONDS]" >&2; exit 2 ;;
 esac
 target=${fuzzer_name}_fuzzer
@@ -44,12 +44,14 @@ cmake --build "$build" --target "$target" -j "$(nproc)"
 fuzzer=$(realpath "$(find "$build" -name "$target" -type f -perm -u+x | head -n 1)")
 
 mkdir -p "$corpus"
+build_abs=$(realpath "$build")
 work=$(mktemp -d)
 fresh=$(mktemp -d)
 trap 'rm -rf "$work" "$fresh"' EXIT
 cp -r "$corpus"/. "$work"/
 echo "$target -max_total_time=$seconds $flags -dict=$dict -print_final_stats=1 <copy of $corpus> $seeds"
-(cd "$build" && "$fuzzer" -max_total_time="$seconds" $flags -dict="$OLDPWD/$dict" \
+# -artifact_prefix: the cli and source fuzzers change directory.
+(cd "$build" && "$fuzzer" -max_total_time="$seconds" $flags -artifact_prefix="$build_abs/" -dict="$OLDPWD/$dict" \
   -print_final_stats=1 "$work" "$OLDPWD/$seeds" </dev/null) 2>&1 | tee "$build/fuzz-$fuzzer_name.log"
 
 "$fuzzer" -merge=1 -use_counters=0 $flags "$fresh" "$corpus" "$work" "$seeds" </dev/null 2>&1 | tail -n 1

@@ -19,8 +19,12 @@
 #include <blocktune/spec.hpp>
 #include <blocktune/tuner.hpp>
 
+#include <fmt/format.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -110,11 +114,44 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (fnv1a(data, size) % f.every != 0) return 0;
     request = {std::string(reinterpret_cast<const char*>(data), size), "kernel.cu", "scale<1>", {{"UNROLL", "1"}}, {"-Iinclude"}, "sm_90"};
   }
+  // NVRTC itself crashes on some sources (fuzz/nvrtc-crashes/; blocktune
+  // compiles through worker processes for that reason, CompilePool), so the
+  // compile runs in a child process: a child that dies is counted and its input
+  // kept in the build folder's fuzz/nvrtc-crashes/. The child checks what
+  // VariantCompiler returned and exits 87 when it is wrong.
   static const blocktune::VariantCompiler compiler(std::nullopt);
-  const blocktune::CompiledVariant variant = compiler.compile(request);
-  if (variant.ok && (variant.cubin.empty() || variant.lowered_name.empty())) {
-    std::fprintf(stderr, "compile succeeded without %s\n", variant.cubin.empty() ? "machine code" : "a lowered name");
-    std::abort();
+  const pid_t child = fork();
+  if (child < 0) std::abort();
+  if (child == 0) {
+    // NVRTC's own crashes end the child quietly (not through the sanitizer's
+    // and libFuzzer's handlers, which would report them as the fuzzer's);
+    // a sanitizer report from blocktune's code still comes, as a crash-* file.
+    for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) std::signal(signal, SIG_DFL);
+    const blocktune::CompiledVariant variant = compiler.compile(request);
+    if (variant.ok && (variant.cubin.empty() || variant.lowered_name.empty())) {
+      std::fprintf(stderr, "compile succeeded without %s\n", variant.cubin.empty() ? "machine code" : "a lowered name");
+      _exit(87);
+    }
+    if (!variant.ok && variant.log.empty()) {
+      std::fprintf(stderr, "compile failed without a message\n");
+      _exit(87);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  pid_t waited;
+  do waited = waitpid(child, &status, 0);  // libFuzzer's SIGALRM (-timeout) interrupts it
+  while (waited < 0 && errno == EINTR);
+  if (waited != child) std::abort();
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 87) std::abort();  // VariantCompiler's answer was wrong
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    static unsigned crashes = 0;
+    const fs::path kept = fs::path(BLOCKTUNE_FUZZ_CRASH_DIR) / fmt::format("nvrtc-crash-{:08x}.cu", fnv1a(data, size));
+    std::fprintf(stderr, "source_fuzzer: NVRTC crashed (%s %d; %u so far), input kept as %s\n", WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), ++crashes, kept.c_str());
+    std::error_code ignored;
+    fs::create_directories(kept.parent_path(), ignored);
+    std::ofstream(kept, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   return 0;
 }
