@@ -250,7 +250,8 @@ std::vector<MarkerLabel> place_marker_labels(const LinearScale& scale, const Plo
       return before ? std::pair{x - 3 - width, x - 3} : std::pair{x + 3, x + 3 + width};
     };
     const auto fits = [&](bool before, const std::vector<std::pair<double, double>>& row) {
-      const auto [from, to] = span(before);
+      const std::pair<double, double> bounds = span(before);
+      const double from = bounds.first, to = bounds.second;  // not a structured binding: clang 14 cannot capture one
       return from >= 0 && to <= chart_width && std::ranges::none_of(row, [&](const auto& other) {
                return from < other.second + marker_label_gap && other.first < to + marker_label_gap;
              });

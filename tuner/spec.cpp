@@ -21,6 +21,7 @@
 #include <map>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <span>
 
@@ -653,18 +654,62 @@ void check_problem(const KernelDescription& kernel, const ProblemSize& problem) 
                                           fmt::join(kernel.problem_names, " x "), problem.to_string()));
 }
 
+namespace {
+
+// The offset of the first byte that does not belong to a well-formed UTF-8
+// sequence (RFC 3629: no overlong forms, no surrogates, nothing above
+// U+10FFFF), if there is one.
+std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char lead = byte(i);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+    if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+    else if (lead == 0xE0) length = 3, low = 0xA0;
+    else if (lead == 0xED) length = 3, high = 0x9F;
+    else if (lead >= 0xE1 && lead <= 0xEF) length = 3;
+    else if (lead == 0xF0) length = 4, low = 0x90;
+    else if (lead == 0xF4) length = 4, high = 0x8F;
+    else if (lead >= 0xF1 && lead <= 0xF3) length = 4;
+    else return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      if (i + k >= text.size()) return i;
+      const unsigned char c = byte(i + k);
+      if (k == 1 ? (c < low || c > high) : (c < 0x80 || c > 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+// A source file's text; NVRTC takes UTF-8 (and has crashed on stray bytes).
+std::string read_source_file(const std::filesystem::path& file, std::string_view origin, const std::string& field) {
+  std::string text = read_file(file, origin, field);
+  if (const auto at = invalid_utf8_at(text))
+    throw SpecError(std::string(origin), field,
+                    fmt::format("'{}' is not valid UTF-8: byte 0x{:02X} at offset {}", file.string(), static_cast<unsigned char>(text[*at]), *at));
+  return text;
+}
+
+}  // namespace
+
 SourceText read_sources(const std::vector<std::filesystem::path>& files, std::string_view origin, std::string_view field) {
   if (files.empty()) throw SpecError(std::string(origin), std::string(field), "no source file given");
   SourceText source{{}, files.front().filename().string()};
   if (files.size() == 1) {
-    source.text = read_file(files.front(), origin, fmt::format("{}[0]", field));
+    source.text = read_source_file(files.front(), origin, fmt::format("{}[0]", field));
     return source;
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string name = files[i].string();
     for (auto at = name.find_first_of("\\\""); at != std::string::npos; at = name.find_first_of("\\\"", at + 2)) name.insert(at, 1, '\\');
     source.text += fmt::format("#line 1 \"{}\"\n", name);
-    source.text += read_file(files[i], origin, fmt::format("{}[{}]", field, i));
+    source.text += read_source_file(files[i], origin, fmt::format("{}[{}]", field, i));
     if (!source.text.empty() && source.text.back() != '\n') source.text += '\n';
   }
   return source;

@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <functional>
+#include <string>
 
 using namespace blocktune;
 using namespace blocktune::test;
@@ -228,4 +230,39 @@ TEST_CASE("an expression too long for the parser's recursion is refused", "[spec
         "bad.json: dynamic_smem: the expression is 6001 characters long, over the limit of 2000");
   CHECK(error_of([&](Json& s) { s["constraints"] = Json::array({deep}); }) ==
         "bad.json: constraints[0]: the expression is 6001 characters long, over the limit of 2000");
+}
+
+TEST_CASE("a source file that is not valid UTF-8 is named with the byte and its offset", "[spec][errors]") {
+  TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name, std::ios::binary) << text;
+  };
+  const std::string kernel = R"(extern "C" __global__ void scale_reference(float* out, const float* in, long long n) {})";
+  const auto message = [&](const std::string& text, const Json& sources = Json::array({"kernel.cu"})) {
+    write("kernel.cu", text);
+    Json spec = minimal_spec();
+    spec["sources"] = sources;
+    try {
+      parse_spec(spec.dump(), dir.path(), "bad.json");
+    } catch (const SpecError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  const std::string file = (dir / "kernel.cu").string();
+  // The byte of the NVRTC failure that VariantCompiler guards against (success with a null lowered name).
+  CHECK(message("// \xFF\n" + kernel) == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xFF at offset 3");
+  CHECK(message(kernel + "\n// \xC3") == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xC3 at offset " +
+                                              std::to_string(kernel.size() + 4));                   // cut short
+  CHECK(message("\xC0\x80" + kernel) == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xC0 at offset 0");  // overlong
+  CHECK(message("//\xED\xA0\x80\n" + kernel) == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xED at offset 2");  // surrogate
+  CHECK(message("//\xF4\x90\x80\x80\n" + kernel) ==
+        "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xF4 at offset 2");  // above U+10FFFF
+  CHECK(message("//\xE2\x82\n" + kernel) == "bad.json: sources[0]: '" + file + "' is not valid UTF-8: byte 0xE2 at offset 2");
+  // Well-formed UTF-8 of every length is fine.
+  CHECK(message("// caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBF\n" + kernel) == "no error");
+  // Among several files, the one at fault is named with its place in "sources".
+  write("first.cu", "// fine\n");
+  CHECK(message("\x80" + kernel, Json::array({"first.cu", "kernel.cu"})) ==
+        "bad.json: sources[1]: '" + file + "' is not valid UTF-8: byte 0x80 at offset 0");
 }

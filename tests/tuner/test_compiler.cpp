@@ -174,3 +174,23 @@ extern "C" __global__ void spill(float* d, int n) {
   CHECK(v.usage.spill_stores > 0);
   CHECK(v.usage.spill_loads > 0);
 }
+
+// NVRTC has reported success with no lowered name for sources with stray 0xFF
+// bytes; VariantCompiler turns that into a failed compile with a message.
+// (Spec files refuse such sources earlier, naming the byte: tests/spec/test_errors.cpp.)
+TEST_CASE("a source that is not UTF-8 never compiles to a variant without a name or machine code", "[compiler]") {
+  const VariantCompiler compiler(std::nullopt);
+  const std::string kernel = "template <int N> __global__ void scale(float* data) { data[threadIdx.x] *= N; }\n";
+  for (const std::string& source : {"// \xFF\n" + kernel, kernel + "\xFF", "\xFF" + kernel, kernel + "// \xFF\xFE\n",
+                                    std::string("template <int N> __global__ void sc\xFF" "ale(float* data) {}\n")}) {
+    for (const char* entry : {"scale<1>", "sc\xFF" "ale<1>"}) {
+      const CompiledVariant v = compiler.compile({source, "bytes.cu", entry, {}, {}, "sm_90"});
+      if (v.ok) {
+        CHECK_FALSE(v.lowered_name.empty());
+        CHECK_FALSE(v.cubin.empty());
+      } else {
+        CHECK_FALSE(v.log.empty());
+      }
+    }
+  }
+}

@@ -153,6 +153,23 @@ TEST_CASE("a compile worker that dies fails only the configuration it was compil
   CHECK(pool.worker_restarts() == 2);
 }
 
+// NVRTC 13 itself crashes (SIGSEGV) on a template kernel whose parameter type
+// is unknown, compiled with a name expression (found by fuzz/source_fuzzer.cpp;
+// fuzz/nvrtc-crashes/): in a worker process that fails only that configuration.
+TEST_CASE("a source that crashes NVRTC fails only its configuration in the compile pool", "[pipeline][compile]") {
+  test::TempDir cache;
+  const VariantCompiler compiler(cache.path());
+  CompilePool pool(compiler, {.workers = 1, .timeout_seconds = 60, .executable = find_worker_executable()});
+  const CompiledVariant crashed =
+      pool.submit({"template <int T> __global__ void scale(flnat* out) {}\n", "crash.cu", "scale<1>", {}, {}, "sm_90"}).get();
+  CHECK_FALSE(crashed.ok);
+  CHECK_THAT(crashed.log, Catch::Contains("killed by signal 11"));
+  CHECK(pool.worker_restarts() == 1);
+  const CompiledVariant next = pool.submit(fill_request(1)).get();
+  INFO(next.log);
+  CHECK(next.ok);
+}
+
 TEST_CASE("resources of uncompiled configurations come from the nearest compiled one", "[pipeline][estimate]") {
   const KernelDescription k = fill_kernel(values(2));
   ResourceEstimator estimator(k);

@@ -1,0 +1,2 @@
+template <int TILE>
+__global__ void scale(float* out, const float* in, float factor, int n) { out[0] = UNROLL; } // é € 😀
