@@ -1,3 +1,4 @@
+#include "fifo.hpp"
 #include "db_test_util.hpp"
 
 #include <blocktune/cli_db.hpp>
@@ -5,13 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <sstream>
-#include <thread>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_run.hpp"
@@ -39,30 +36,6 @@ void fill(const std::filesystem::path& file, const std::string& uuid) {
 }
 
 
-// Drains the FIFO `path` on a thread while `write` runs (so writing into it never blocks) and
-// returns what was written into it.
-template <typename Write>
-std::string through_fifo(const std::filesystem::path& path, Write write) {
-  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);  // a reader: opening for writing does not block
-  REQUIRE(fd >= 0);
-  std::atomic<bool> done{false};
-  std::string got;
-  std::thread reader([&] {
-    char buffer[1 << 16];
-    while (true) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n > 0) got.append(buffer, static_cast<std::size_t>(n));
-      else if (n == 0 && done) break;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
-  write();
-  done = true;
-  reader.join();
-  ::close(fd);
-  return got;
-}
 
 }  // namespace
 

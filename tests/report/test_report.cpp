@@ -1,5 +1,6 @@
 // Reports over the committed H200 tuning run: explanations, every export, the
 // cross-device view and the filters.
+#include "fifo.hpp"
 #include "analysis.hpp"
 #include "report_fixture.hpp"
 
@@ -10,12 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <thread>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <map>
 #include <tuple>
@@ -311,34 +308,6 @@ TEST_CASE("filters select sessions and a bad filter says what is stored") {
   CHECK_FALSE(parse_report_format("pdf"));
   CHECK(to_string(ReportFormat::t4) == "t4");
 }
-
-namespace {
-
-// Drains the FIFO `path` on a thread while `write` runs (so writing into it never blocks) and
-// returns what was written into it.
-template <typename Write>
-std::string through_fifo(const std::filesystem::path& path, Write write) {
-  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);  // a reader: opening for writing does not block
-  REQUIRE(fd >= 0);
-  std::atomic<bool> done{false};
-  std::string got;
-  std::thread reader([&] {
-    char buffer[1 << 16];
-    while (true) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n > 0) got.append(buffer, static_cast<std::size_t>(n));
-      else if (n == 0 && done) break;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
-  write();
-  done = true;
-  reader.join();
-  ::close(fd);
-  return got;
-}
-}  // namespace
 
 TEST_CASE("write_report into a device or pipe writes into it and leaves it one") {
   TempDir dir;
