@@ -50,6 +50,13 @@ std::size_t kernel_parameter_count(const KernelDescription& kernel) {
   }));
 }
 
+bool sized_by_parameters(const KernelDescription& kernel, const BufferArgument& buffer) {
+  const Expression count = Expression::parse(buffer.count);
+  return std::ranges::any_of(count.variables(), [&](const std::string& name) {
+    return std::ranges::find(kernel.space.parameters(), name, &Parameter::name) != kernel.space.parameters().end();
+  });
+}
+
 std::optional<std::string> macro_name(const KernelDescription& kernel, std::string_view parameter) {
   if (!kernel.defines.empty() && std::ranges::find(kernel.defines, parameter) == kernel.defines.end()) return std::nullopt;
   std::string macro(parameter);

@@ -211,10 +211,7 @@ class MeasurementSession::Impl {
     Slot slot{spec, initial_buffer(spec, count), {}, {}, false};
     if (spec.init == BufferArgument::Init::file)
       slot.initial.bytes = read_exact(spec.file, slot.initial.bytes.size(), fmt::format("kernel {}, buffer {}", kernel_.name, spec.name));
-    const Expression count_expression = Expression::parse(spec.count);
-    slot.sized_by_parameters = std::ranges::any_of(count_expression.variables(), [&](const std::string& name) {
-      return std::ranges::find(kernel_.space.parameters(), name, &Parameter::name) != kernel_.space.parameters().end();
-    });
+    slot.sized_by_parameters = sized_by_parameters(kernel_, spec);
     return slot;
   }
 

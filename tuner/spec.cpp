@@ -198,6 +198,7 @@ class Validator {
     profiles_.push_back(require_arch_profile("sm_90"));
     for (const std::string& arch : known_architectures())
       if (arch != "sm_90") profiles_.push_back(require_arch_profile(arch));
+    included_ = included_sources();
   }
 
   void run() {
@@ -324,19 +325,21 @@ class Validator {
     collect(kernel_.carveout);
     for (const Argument& argument : kernel_.arguments)
       if (const auto* scalar = std::get_if<ScalarArgument>(&argument)) collect(scalar->value);
-    const std::string included = included_sources();
     for (const Parameter& p : kernel_.space.parameters()) {
       if (launch_variables.contains(p.name) || kernel_.entry.find("{" + p.name + "}") != std::string::npos) continue;
       const auto macro = macro_name(kernel_, p.name);
-      if (macro && (mentions(kernel_.source, *macro) || mentions(included, *macro))) continue;
+      if (macro && sources_name(*macro)) continue;
       std::string why = macro ? fmt::format("the sources never name its macro {}", *macro) : "it is not passed as a define (\"defines\")";
-      if (macro && *macro != p.name && (mentions(kernel_.source, p.name) || mentions(included, p.name)))
+      if (macro && *macro != p.name && sources_name(p.name))
         why += fmt::format(", but they do name '{}': set \"define_names\": \"as-is\" to pass parameters as written", p.name);
       fail("parameters." + p.name, fmt::format("reaches nothing: {}; it is not a placeholder of the entry, nor used by the launch geometry, "
                                                  "shared memory, carveout or a scalar argument, so every value would compile and run the same kernel",
                                                  why));
     }
   }
+
+  // Whether the sources, or the files they include, name `name`.
+  bool sources_name(std::string_view name) const { return mentions(kernel_.source, name) || mentions(included_, name); }
 
   // The text of the files the sources #include that an include path (-I) holds, and of theirs.
   std::string included_sources() const {
@@ -414,14 +417,12 @@ class Validator {
       const auto& buffer = std::get<BufferArgument>(kernel_.arguments[a]);
       check_expression(field + ".count", buffer.count);
       // Sized by parameters: the default configuration's output, or a file, has another size.
-      const bool sized_by_parameters = std::ranges::any_of(Expression::parse(buffer.count).variables(),
-                                                           [&](const std::string& variable) { return is_parameter(variable); });
-      if (sized_by_parameters && !kernel_.reference && !kernel_.reference_kernel)
+      if (sized_by_parameters(kernel_, buffer) && !kernel_.reference && !kernel_.reference_kernel)
         fail(field + ".count", fmt::format("'{}' names a parameter: the buffer's size changes with the configuration, so the expected "
                                            "outputs need a reference_kernel, computed for each size",
                                            buffer.count));
       if (buffer.constant && buffer.output) fail(field, "a constant cannot be an output: kernels cannot write __constant__ memory");
-      if (buffer.constant && !mentions(kernel_.source, buffer.name) && !mentions(included_sources(), buffer.name))
+      if (buffer.constant && !sources_name(buffer.name))
         fail(field + ".constant", fmt::format("the sources declare no variable '{}' (a __constant__ array the kernel reads)", buffer.name));
       if (buffer.init == BufferArgument::Init::constant) check_initial_value(field + ".value", buffer.type, buffer.value);
       if (buffer.init == BufferArgument::Init::values) {
@@ -641,6 +642,7 @@ class Validator {
   KernelDescription& kernel_;
   std::string origin_;
   std::vector<DeviceInfo> profiles_;
+  std::string included_;  // included_sources(), read once
 };
 
 }  // namespace

@@ -167,6 +167,9 @@ struct KernelDescription {
 // constant symbols, and the scalars.
 std::size_t kernel_parameter_count(const KernelDescription& kernel);
 
+// Whether a buffer's count names a parameter: its size changes with the configuration.
+bool sized_by_parameters(const KernelDescription& kernel, const BufferArgument& buffer);
+
 // The macro a parameter becomes (`define_names`), nullopt where the parameter
 // is not passed as a define.
 std::optional<std::string> macro_name(const KernelDescription& kernel, std::string_view parameter);
