@@ -392,6 +392,7 @@ int tune(const TuneArgs& args) {
   fmt::print("\n");
   if (!result.budget_note.empty()) fmt::print("budget: {}\n", result.budget_note);
   if (!result.model_note.empty()) fmt::print("model: {}\n", result.model_note);
+  if (const std::string summary = model_summary(result); !summary.empty()) fmt::print("model: {}\n", summary);
   if (result.isolated && result.worker_restarts > 0)
     fmt::print("the measurement worker was restarted {} times after faults or timeouts\n", result.worker_restarts);
   if (result.compile_restarts > 0)

@@ -153,6 +153,8 @@ class Technique {
   virtual void observe(std::uint64_t /*candidate*/) {}
   // A sharper model score, recorded in the prior already.
   virtual void refined(std::uint64_t /*candidate*/) {}
+  // See Search::calibration.
+  virtual std::optional<ModelCalibration> calibration() const { return std::nullopt; }
 };
 
 std::unique_ptr<Technique> make_surrogate(Run& run);

@@ -314,6 +314,8 @@ class TechniqueSearch final : public Search {
     technique_->refined(candidate);
   }
 
+  std::optional<ModelCalibration> calibration() const override { return technique_->calibration(); }
+
  private:
   Run run_;
   std::unique_ptr<Technique> technique_;

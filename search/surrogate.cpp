@@ -17,8 +17,12 @@ namespace {
 // updated after every measurement (recursive least squares).
 //
 // Given predicted times as model scores (the execution-time model's), it
-// starts from them: the regression learns the measurements' difference from
-// the model, and the model's favourite is measured first. It then measures a
+// starts from them: the model's log time is one more feature whose weight
+// starts at 1 and is learned like the others (the online calibration), with
+// a correction of that weight per parameter value (a model that is right
+// within one coding and wrong across codings). A model that predicts what
+// this run measures keeps its weight; one that does not loses it, and the
+// search becomes the model-free one. The model's favourite is measured first. It then measures a
 // few candidates that cover the values measured least; then proposes the
 // candidate with the lowest confidence bound (predicted time minus one
 // standard deviation) among those predicted fastest, so that values
@@ -52,31 +56,40 @@ class Surrogate final : public Technique {
         features += std::size_t{space.extent(p)} * space.extent(q);
       }
     }
-    if (features > kMaxFeatures) {
+    // Model scores that are predicted times are the prior, in log time
+    // centred on the pool's mean. Scores that are only ranks (occupancy,
+    // where 0 ranks first) say nothing of how much faster, and are left out.
+    has_prior_ = run.prior.are_times();
+    // The calibration: the model's weight, then its correction per value.
+    const std::size_t calibration_features = has_prior_ ? value_features : 0;
+    if (features + calibration_features > kMaxFeatures) {
       features = value_features;
       pair_offset_.clear();
     }
     features_per_candidate_ = 1 + dimensions + pair_offset_.size();
+    model_weight_ = features;
+    features += calibration_features;
 
-    // The prior: weights near zero, pairs more so than single values; the intercept is free.
+    // The prior: weights near zero, pairs more so than single values; the
+    // intercept is free; the model's weight near 1, its corrections near 0.
     feature_count_ = features;
     weights_.assign(features, 0.0);
     inverse_.assign(features * features, 0.0);
     for (std::size_t f = 0; f < features; ++f) {
-      const double precision = f == 0 ? kInterceptPrecision : f < value_features ? kValuePrecision : kPairPrecision;
+      const double precision = f == 0                      ? kInterceptPrecision
+                               : f < value_features        ? kValuePrecision
+                               : f < model_weight_         ? kPairPrecision
+                               : f == model_weight_        ? kModelWeightPrecision
+                                                           : kModelCorrectionPrecision;
       inverse_[f * features + f] = 1 / precision;
     }
+    if (has_prior_) weights_[model_weight_] = 1;
     value_measurements_.assign(value_features, 0);
 
-    // Model scores that are predicted times are the prior: the regression
-    // learns how the measurements differ from the model, in log time,
-    // centred on the pool's mean. Scores that are only ranks (occupancy,
-    // where 0 ranks first) say nothing of how much faster, and are left out.
-    if (run.prior.are_times()) {
+    if (has_prior_) {
       double mean = 0;
       for (const std::uint64_t candidate : pool_.members()) mean += std::log(run.prior.score(candidate));
       prior_mean_ = mean / static_cast<double>(std::max<std::size_t>(pool_.members().size(), 1));
-      has_prior_ = true;
     }
     rebuild();
   }
@@ -90,24 +103,35 @@ class Surrogate final : public Technique {
   }
 
   void observe(std::uint64_t candidate) override {
-    // A failure is learned as the slowest time measured, once there is one.
+    // A failure is learned as at least the slowest time measured, once there
+    // is one: it says nothing against predicting it slower still.
     if (const auto time = run_.state.time(candidate)) {
       slowest_ = std::max(slowest_, std::log(*time));
       learn(candidate, std::log(*time));
-      for (const std::uint64_t failed : std::exchange(failures_to_learn_, {})) learn(failed, slowest_);
+      for (const std::uint64_t failed : std::exchange(failures_to_learn_, {})) learn_failure(failed);
     } else if (learned_ == 0) {
       failures_to_learn_.push_back(candidate);
     } else {
-      learn(candidate, slowest_);
+      learn_failure(candidate);
     }
+  }
+
+  std::optional<ModelCalibration> calibration() const override {
+    if (!has_prior_) return std::nullopt;
+    ModelCalibration calibration{.weight = weights_[model_weight_], .measurements = learned_};
+    const auto corrections = std::span(weights_).subspan(model_weight_ + 1);
+    if (!corrections.empty()) {
+      calibration.lowest_correction = *std::ranges::min_element(corrections);
+      calibration.highest_correction = *std::ranges::max_element(corrections);
+    }
+    return calibration;
   }
 
   void refined(std::uint64_t candidate) override {
     if (!has_prior_) return;
     const std::size_t position = member(candidate);
-    const double prior = std::log(run_.prior.score(candidate)) - prior_mean_;
-    prediction_[position] += prior - prior_[position];
-    prior_[position] = prior;
+    prior_[position] = std::log(run_.prior.score(candidate)) - prior_mean_;
+    predict(position);
   }
 
  private:
@@ -115,6 +139,11 @@ class Surrogate final : public Technique {
   static constexpr double kInterceptPrecision = 1e-6;
   static constexpr double kValuePrecision = 1.0;  // in log time: a value may well make a kernel e times slower
   static constexpr double kPairPrecision = 3.0;   // pairs matter less, and there are many
+  // The model's weight starts at 1, give or take 2, and its correction per
+  // value at 0, give or take 0.5: trusted until measurements say otherwise
+  // (bench/results/search/calibration.md compares these with tighter priors).
+  static constexpr double kModelWeightPrecision = 0.25;
+  static constexpr double kModelCorrectionPrecision = 4.0;
   static constexpr std::uint64_t kStart = 5;      // measurements covering the values before the model leads
   static constexpr double kExplore = 0.2;         // chance of a random candidate
   static constexpr double kLocal = 0.4;           // chance of a neighbour of the best
@@ -177,7 +206,6 @@ class Surrogate final : public Technique {
     const CandidateSpace& space = run_.state.space();
     point_.resize(space.dimensions());
     space.coordinates(candidate, point_);
-    const std::size_t first = features_.size();
     features_.push_back(0);
     for (std::size_t p = 0; p < point_.size(); ++p)
       features_.push_back(static_cast<std::uint32_t>(value_offset_[p] + point_[p]));
@@ -187,19 +215,50 @@ class Surrogate final : public Technique {
           features_.push_back(
               static_cast<std::uint32_t>(pair_offset_[pair] + std::size_t{point_[p]} * space.extent(q) + point_[q]));
     }
-    const auto x = std::span(features_).subspan(first);
-    const double prior = has_prior_ ? std::log(run_.prior.score(candidate)) - prior_mean_ : 0.0;
-    prior_.push_back(prior);
-    prediction_.push_back(prior + sum_of(weights_, x));
-    double variance = 0;  // x' inverse x
-    for (const std::uint32_t f : x) variance += sum_of_row(f, x);
-    variance_.push_back(variance);
+    prior_.push_back(has_prior_ ? std::log(run_.prior.score(candidate)) - prior_mean_ : 0.0);
+    prediction_.push_back(0);
+    variance_.push_back(0);
+    predict(prior_.size() - 1);
   }
 
-  double sum_of_row(std::uint32_t row, std::span<const std::uint32_t> columns) const {
-    double sum = 0;
-    for (const std::uint32_t column : columns) sum += inverse_[row * feature_count_ + column];
+  // The member's features with their values: 1 for each of features_of(),
+  // its log predicted time for the calibration's (the model's weight and its
+  // correction for each of the member's values).
+  const std::vector<std::pair<std::uint32_t, double>>& weighted_features_of(std::size_t position) {
+    weighted_.clear();
+    for (const std::uint32_t f : features_of(position)) weighted_.emplace_back(f, 1.0);
+    if (has_prior_) {
+      weighted_.emplace_back(static_cast<std::uint32_t>(model_weight_), prior_[position]);
+      for (const std::uint32_t f : features_of(position).subspan(1, value_offset_.size()))
+        weighted_.emplace_back(static_cast<std::uint32_t>(model_weight_ + f), prior_[position]);
+    }
+    return weighted_;
+  }
+
+  // x'v for the member's x, given v: the sum over its features, plus its
+  // prior times the sum over its calibration features.
+  double dot(const std::vector<double>& values, std::size_t position) const {
+    const auto x = features_of(position);
+    double sum = sum_of(values, x);
+    if (has_prior_) {
+      double calibration = values[model_weight_];
+      for (const std::uint32_t f : x.subspan(1, value_offset_.size())) calibration += values[model_weight_ + f];
+      sum += prior_[position] * calibration;
+    }
     return sum;
+  }
+
+  // The member's prediction and variance (x' inverse x) from the weights.
+  void predict(std::size_t position) {
+    prediction_[position] = dot(weights_, position);
+    const auto& x = weighted_features_of(position);
+    double variance = 0;
+    for (const auto& [row, row_value] : x) {
+      double sum = 0;
+      for (const auto& [column, column_value] : x) sum += inverse_[row * feature_count_ + column] * column_value;
+      variance += row_value * sum;
+    }
+    variance_[position] = variance;
   }
 
   // The member not yet proposed whose values have been proposed least, at random among equals.
@@ -248,17 +307,17 @@ class Surrogate final : public Technique {
     return lowest->second;
   }
 
+  void learn_failure(std::uint64_t candidate) { learn(candidate, std::max(slowest_, prediction_[member(candidate)])); }
+
   // Sherman-Morrison: the inverse of (X'X + prior) after one more row x, and
   // with it every member's prediction and variance x' inverse x.
   void learn(std::uint64_t candidate, double target) {
     const std::size_t n = feature_count_;
     const std::size_t position = member(candidate);
-    const auto x = features_of(position);
     std::vector<double> u(n, 0.0);  // inverse * x; the inverse is symmetric, so rows serve as columns
-    for (const std::uint32_t f : x)
-      for (std::size_t i = 0; i < n; ++i) u[i] += inverse_[f * n + i];
-    double denominator = 1;
-    for (const std::uint32_t f : x) denominator += u[f];
+    for (const auto& [f, value] : weighted_features_of(position))
+      for (std::size_t i = 0; i < n; ++i) u[i] += value * inverse_[f * n + i];
+    const double denominator = 1 + dot(u, position);
     for (std::size_t i = 0; i < n; ++i) {
       const double scaled = u[i] / denominator;
       double* row = &inverse_[i * n];
@@ -270,7 +329,7 @@ class Surrogate final : public Technique {
     const double step = error / denominator, shrink = 1 / denominator;
     for (std::size_t i = 0; i < n; ++i) weights_[i] += u[i] * step;
     for (std::size_t other = 0; other < prediction_.size(); ++other) {
-      const double overlap = sum_of(u, features_of(other));
+      const double overlap = dot(u, other);
       prediction_[other] += overlap * step;
       variance_[other] -= overlap * overlap * shrink;
     }
@@ -284,6 +343,7 @@ class Surrogate final : public Technique {
   double prior_mean_ = 0;   // of the log predicted times of the first pool
   std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
   std::vector<std::size_t> pair_offset_;   // per pair of parameters, the feature of its first pair of values; empty without pairs
+  std::size_t model_weight_ = 0;           // the calibration's first feature; its corrections follow, by value feature
   std::size_t features_per_candidate_ = 0;
   std::size_t feature_count_ = 0;
   std::vector<double> weights_;    // the regression's, feature_count_
@@ -294,6 +354,7 @@ class Surrogate final : public Technique {
   std::vector<double> prediction_;       // log time
   std::vector<double> variance_;         // x' inverse x, the prediction's variance over the noise's
   std::vector<std::uint32_t> point_;     // reused by append()
+  std::vector<std::pair<std::uint32_t, double>> weighted_;  // reused by weighted_features_of()
   std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_confidence_bound()
   std::vector<std::size_t> value_measurements_;            // per value feature: proposals with that value
   std::size_t learned_ = 0;

@@ -3,6 +3,7 @@
 #include "measurement_session.hpp"
 
 #include <blocktune/compile_pool.hpp>
+#include <blocktune/model.hpp>
 #include <blocktune/prediction.hpp>
 #include <blocktune/resource_estimate.hpp>
 #include <blocktune/store.hpp>
@@ -386,12 +387,29 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     }
   }
   if (result.stopped.empty() && !exhausted && queue.empty()) result.stopped = stop_reason();
+  result.calibration = search->calibration();
   await_measurer();  // a worker still starting is waited for, then stopped
   result.worker_restarts = measurer->restarts();
   result.compile_restarts = pool.worker_restarts();
   if (favourite) store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, favourite->second.config, favourite->second.shape);
   result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);
   return result;
+}
+
+std::string model_summary(const TuneResult& result) {
+  std::vector<double> predicted, measured;
+  for (const TrialRecord& trial : result.trials)
+    if (trial.outcome == Outcome::ok && trial.predicted_ms) {
+      predicted.push_back(*trial.predicted_ms);
+      measured.push_back(trial.median_ms);
+    }
+  if (predicted.size() < 3) return {};
+  std::string summary = fmt::format("its predictions rank the {} configurations that ran with Spearman {:.2f}", predicted.size(),
+                                    spearman(predicted, measured));
+  if (const auto& c = result.calibration)
+    summary += fmt::format("; the search weighs them {:.2f} (1: as predicted, 0: ignored), corrected per parameter value by {:+.2f} to {:+.2f}",
+                           c->weight, c->lowest_correction, c->highest_correction);
+  return summary;
 }
 
 Remeasured measure_many(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const std::vector<Config>& configs,

@@ -242,3 +242,33 @@ TEST_CASE("Guided strategies beat random search on a smooth landscape") {
     CHECK(mean_best(name) < random);
   }
 }
+
+// The surrogate's online calibration: what it measures decides how much the
+// model's predicted times count. A model that predicts the reverse of the
+// truth loses its weight; a perfect one keeps it.
+TEST_CASE("The surrogate calibrates the model's weight on what it measures") {
+  const auto weight_after = [](const ModelScores& model) {
+    const auto search = make_strategy("surrogate")->start(candidates(), &model, 1);
+    for (int i = 0; i < 60; ++i) {
+      const auto candidate = search->propose();
+      REQUIRE(candidate);
+      search->tell(*candidate, measure(*candidate));
+    }
+    const auto calibration = search->calibration();
+    REQUIRE(calibration);
+    CHECK(calibration->measurements == 60);
+    CHECK(calibration->lowest_correction <= calibration->highest_correction);
+    return calibration->weight;
+  };
+  std::vector<double> reversed;
+  for (const double time : perfect_scores()) reversed.push_back(1 / time);
+  const double trusted = weight_after(perfect_model());
+  const double distrusted = weight_after(listed(reversed));
+  INFO("perfect model: " << trusted << ", reversed model: " << distrusted);
+  CHECK(trusted > 0.7);
+  CHECK(distrusted < 0.3);
+
+  // Without predicted times there is nothing to calibrate.
+  CHECK_FALSE(make_strategy("surrogate")->start(candidates(), nullptr, 1)->calibration());
+  CHECK_FALSE(make_strategy("genetic")->start(candidates(), &perfect_model(), 1)->calibration());
+}

@@ -55,6 +55,16 @@ struct ModelScores {
   bool are_times = false;
 };
 
+// How a search has come to weigh the model's predicted times, from what it
+// measured: the log predicted time enters its regression of log time with
+// `weight` (1: as predicted; 0: ignored; negative: reversed), plus a
+// correction per parameter value, the lowest and highest of which are given.
+struct ModelCalibration {
+  double weight = 1;
+  double lowest_correction = 0, highest_correction = 0;
+  std::size_t measurements = 0;  // it has learned from
+};
+
 // One run of a strategy over a space, driven from outside: propose, measure,
 // tell. Several proposals may be outstanding at once (a tuner compiles the
 // next few while the GPU measures), and their results may be told in any
@@ -70,6 +80,9 @@ class Search {
   // A better model score for a candidate, learned before its result (its
   // compiled registers and shared memory instead of an estimate).
   virtual void refine_score(std::uint64_t candidate, double score) = 0;
+  // How the search weighs the model now; nullopt where it takes no predicted
+  // times or does not calibrate them.
+  virtual std::optional<ModelCalibration> calibration() const { return std::nullopt; }
 };
 
 class Strategy {

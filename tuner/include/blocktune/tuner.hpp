@@ -186,6 +186,7 @@ struct TuneResult {
   std::uint64_t valid = 0;             // valid configurations in the space
   std::string budget_note;             // the default budget applied, and how to change it; empty if none
   std::string model_note;              // why the model was not used although asked for; empty if it was
+  std::optional<ModelCalibration> calibration;  // how the search came to weigh the model, where it calibrates it
   std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, in the order the strategy took them
   std::optional<Winner> winner;
   double copy_bandwidth_gbs = 0;       // device-to-device copy, measured in the same run (0 when simulated)
@@ -204,6 +205,11 @@ struct TuneResult {
 // measured; configurations already stored are not measured again (resume).
 TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, Store& store,
                 const VariantCompiler& compiler, const TuneOptions& options);
+
+// How the model did on this run, for people: the rank correlation of its
+// predicted and the measured times of the configurations that ran, and the
+// weight the search came to give it. Empty where it predicted fewer than 3.
+std::string model_summary(const TuneResult& result);
 
 // Measures several configurations in one session (buffers and reference set
 // up once), in order; with the device-to-device copy bandwidth of the same run.
