@@ -3,6 +3,8 @@
 #include "formats.hpp"
 #include "svg.hpp"
 
+#include <blocktune/replay.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -200,6 +202,33 @@ std::string position_histogram(const Session& s) {
   return svg::render(chart);
 }
 
+// Random search's expected best on the same clock: uniform draws without
+// replacement from the configurations this session measured, each costing
+// its recorded time (blocktune::RandomBaseline, the replay methodology's
+// baseline). After an exhaustive run that is the space; after a search, a
+// sample it skewed towards fast configurations, which flatters random search.
+std::vector<svg::StepLine::Point> random_search_expected(const Session& s, double x_end) {
+  RecordedSpace measured;
+  for (const TrialRecord& t : s.trials()) {
+    if (t.outcome == Outcome::rejected_by_constraint) continue;
+    measured.configs.emplace_back();
+    // RandomBaseline takes the lowest value as the best.
+    const double value = s.measure.of(t);
+    measured.time.push_back(t.outcome == Outcome::ok ? std::optional(s.measure.higher_is_better ? -value : value) : std::nullopt);
+    measured.cost_seconds.push_back(t.compile_s + t.verify_s + t.benchmark_s);
+  }
+  const RandomBaseline random(measured);
+  std::vector<svg::StepLine::Point> curve;
+  const std::size_t last = random.draws_by(x_end);
+  const std::size_t step = std::max<std::size_t>(1, last / 200);  // a smooth line in at most ~200 steps
+  for (std::size_t draws = 1; draws <= last; draws += step) {
+    double value = random.expected_best(draws);
+    if (s.measure.higher_is_better) value = -value;
+    curve.push_back({static_cast<double>(draws) * random.mean_cost(), value, {}});
+  }
+  return curve;
+}
+
 std::string convergence(const Session& s) {
   svg::StepLine chart;
   chart.title = fmt::format("best {} found over tuning time", s.measure.name);
@@ -218,6 +247,11 @@ std::string convergence(const Session& s) {
     chart.steps.push_back(
         {clock[i], value,
          fmt::format("after {:.1f} s (trial {}): {}, {}", clock[i], i + 1, s.measure.format(value), t.config)});
+  }
+  if (!chart.steps.empty()) {
+    chart.steps_label = "this run's best so far";
+    chart.reference_label = "random search, expected";
+    chart.reference = random_search_expected(s, chart.x_end);
   }
   return svg::render(chart);
 }
@@ -276,8 +310,9 @@ std::string session_section(const Session& s, std::size_t index) {
                  : "among every timed configuration (no copy bandwidth stored for this GPU)",
              position_histogram(s));
   html += figure("Best found over tuning time",
-                 "the running best (line) over every timed configuration (dots); time spent, not wall time: compiles "
-                 "run in parallel",
+                 "the running best (line) over every timed configuration (dots), against random search's expected best "
+                 "(dashed) drawing from the same measured configurations at their recorded costs; time spent, not "
+                 "wall time: compiles run in parallel",
                  convergence(s));
   html += fmt::format("<h3>Top {} of {}</h3>\n", std::min(top_rows, s.ranked.size()), s.ranked.size()) + top_table(s);
   return html + "</section>\n";

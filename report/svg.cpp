@@ -616,11 +616,15 @@ std::string render(const Histogram& chart) {
 }
 
 std::string render(const StepLine& chart) {
-  const Plot plot{70, 16, 560, 260};
-  Canvas canvas("stepline", chart.title, plot.right() + 20, plot.bottom() + 44);
+  const bool compared = !chart.reference.empty();
+  const std::vector<std::string> series =
+      compared ? std::vector<std::string>{chart.steps_label, chart.reference_label} : std::vector<std::string>{};
+  const LegendLayout key = legend_layout(series, 70, 560);
+  const Plot plot{70, compared ? plot_top(key.height, 0) : 16, 560, 260};
+  Canvas canvas("stepline", chart.title, std::max(plot.right(), key.right) + 20, plot.bottom() + 44);
   std::vector<double> values;
-  for (const auto& p : chart.all) values.push_back(p.y);
-  for (const auto& p : chart.steps) values.push_back(p.y);
+  for (const auto* points : {&chart.all, &chart.steps, &chart.reference})
+    for (const auto& p : *points) values.push_back(p.y);
   const auto [y_low, y_high] = values.empty()
                                    ? std::pair{0.0, 0.0}
                                    : std::pair{*std::ranges::min_element(values), *std::ranges::max_element(values)};
@@ -628,18 +632,28 @@ std::string render(const StepLine& chart) {
   const LinearScale y = LinearScale{y_low, y_high, plot.bottom(), plot.top}.nice(axis_ticks);
   x_axis(canvas, x, plot, chart.x_label);
   y_axis(canvas, y, plot, chart.y_label);
+  legend(canvas, series, key);
   for (const auto& p : chart.all)
     canvas.element(
         "circle",
         {{"cx", number(x(p.x))}, {"cy", number(y(p.y))}, {"r", "1.6"}, {"fill", "#999"}, {"fill-opacity", "0.4"}}, {},
         p.tooltip);
+  // A running best as a step line held to x_end.
+  const auto step_path = [&](const std::vector<StepLine::Point>& points) {
+    std::string path = fmt::format("M{},{}", number(x(points[0].x)), number(y(points[0].y)));
+    for (std::size_t i = 1; i < points.size(); ++i)
+      path += fmt::format(" H{} V{}", number(x(points[i].x)), number(y(points[i].y)));
+    return path + fmt::format(" H{}", number(x(chart.x_end)));
+  };
+  if (compared)
+    canvas.element("path", {{"d", step_path(chart.reference)},
+                            {"fill", "none"},
+                            {"stroke", category_color(1)},
+                            {"stroke-width", "2"},
+                            {"stroke-dasharray", "6 4"}},
+                   {}, chart.reference_label);
   if (chart.steps.empty()) return std::move(canvas).finish();
-
-  std::string path = fmt::format("M{},{}", number(x(chart.steps[0].x)), number(y(chart.steps[0].y)));
-  for (std::size_t i = 1; i < chart.steps.size(); ++i)
-    path += fmt::format(" H{} V{}", number(x(chart.steps[i].x)), number(y(chart.steps[i].y)));
-  path += fmt::format(" H{}", number(x(chart.x_end)));
-  canvas.element("path", {{"d", path}, {"fill", "none"}, {"stroke", category_color(0)}, {"stroke-width", "2"}});
+  canvas.element("path", {{"d", step_path(chart.steps)}, {"fill", "none"}, {"stroke", category_color(0)}, {"stroke-width", "2"}});
   for (const auto& p : chart.steps)
     canvas.element("circle",
                    {{"cx", number(x(p.x))}, {"cy", number(y(p.y))}, {"r", "3.5"}, {"fill", category_color(0)}}, {},

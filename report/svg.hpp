@@ -118,6 +118,10 @@ struct StepLine {
   std::vector<Point> all;    // every value, faint
   std::vector<Point> steps;  // each improvement; the line holds the last to x_end
   double x_end = 0;
+  // A second running best to compare with (e.g. random search's expected
+  // one), dashed, with a legend naming both lines; none where empty.
+  std::string steps_label, reference_label;
+  std::vector<Point> reference;
 };
 
 std::string render(const HeatMap&);

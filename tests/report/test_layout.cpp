@@ -60,7 +60,11 @@ TEST_CASE("every legend entry and marker label lies inside its chart, above the 
   const auto histogram = std::ranges::find(charts, "histogram", &ChartLayout::kind);
   REQUIRE(histogram != charts.end());
   CHECK(histogram->texts("marker") == std::vector<std::string>{"default", "winner", "copy bandwidth 3005 GB/s"});
-  CHECK(checked == h100_study_codings + 1 + 3);  // legend, the bars' copy bandwidth, the histogram's markers
+  const auto steps = std::ranges::find(charts, "stepline", &ChartLayout::kind);
+  REQUIRE(steps != charts.end());
+  CHECK(steps->texts("legend") == std::vector<std::string>{"this run's best so far", "random search, expected"});
+  // the scatter's legend, the bars' copy bandwidth, the histogram's markers, the step line's legend
+  CHECK(checked == h100_study_codings + 1 + 3 + 2);
 }
 
 TEST_CASE("the header counts configurations that ran on the GPU, and those not run apart") {

@@ -146,3 +146,18 @@ TEST_CASE("marker labels take as many rows as they need not to overlap") {
   check_layout(apart);
   CHECK(chart_layouts(apart).front().plot_top == Approx(4 + 14 + 10 - 4));  // one row for both
 }
+
+TEST_CASE("a step line compared with a reference: dashed, and both named in a legend inside the chart") {
+  StepLine line;
+  line.steps = {{0, 1, "first"}, {2, 3, "better"}};
+  line.x_end = 5;
+  CHECK_THAT(render(line), !Catch::Contains("stroke-dasharray"));  // no reference, no legend
+  line.steps_label = "this run's best so far";
+  line.reference_label = "random search, expected";
+  line.reference = {{1, 4, {}}, {3, 2, {}}};
+  const std::string compared = render(line);
+  CHECK_THAT(compared, Catch::Contains("stroke-dasharray"));
+  CHECK_THAT(compared, Catch::Contains(">this run's best so far</text>"));
+  CHECK_THAT(compared, Catch::Contains(">random search, expected</text>"));
+  check_layout(compared);
+}
