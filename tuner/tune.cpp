@@ -397,6 +397,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
 }
 
 std::string model_summary(const TuneResult& result) {
+  if (!result.model_note.empty()) return {};  // the search ran without it
   std::vector<double> predicted, measured;
   for (const TrialRecord& trial : result.trials)
     if (trial.outcome == Outcome::ok && trial.predicted_ms) {

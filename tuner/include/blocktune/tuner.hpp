@@ -208,7 +208,8 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
 
 // How the model did on this run, for people: the rank correlation of its
 // predicted and the measured times of the configurations that ran, and the
-// weight the search came to give it. Empty where it predicted fewer than 3.
+// weight the search came to give it. Empty where the search ran without the
+// model or it predicted fewer than 3.
 std::string model_summary(const TuneResult& result);
 
 // Measures several configurations in one session (buffers and reference set
