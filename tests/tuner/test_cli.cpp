@@ -159,6 +159,16 @@ TEST_CASE("exit code 1: an error in what the command works on", "[cli][exit]") {
   CHECK(run_blocktune(fmt::format("best stencil3d_r1 -p 8x8x8 --arch sm_90 --db {}", (dir / "missing.db").string())).status == 1);
 }
 
+TEST_CASE("exit code 1: best with a problem of another number of dimensions than the kernel's", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string db = imported_database(dir, true);
+  const Run run = run_blocktune("best stencil3d_r1 -p 512x512 --arch sm_90 --db " + db);
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("stencil3d_r1 is tuned for problems of 3 dimensions") &&
+                             Catch::Contains("the problem 512x512 has 2"));
+  CHECK(run_blocktune("best stencil3d_r1 -p 512 --arch sm_90 --db " + db).status == 1);
+}
+
 TEST_CASE("exit code 2: usage, CLI11's parse errors included", "[cli][exit]") {
   for (const char* arguments : {"", "plan --frobnicate", "plan --spec missing.json --arch sm_90", "tune --device abc",
                                 "best stencil3d_r1", "tune --strategy hillclimb", "db", "report --format pdf",
