@@ -123,6 +123,16 @@ TEST_CASE("tune names the strategies it knows when given another", "[cli]") {
   CHECK_THAT(help.output, Catch::Contains("--strategy") && Catch::Contains("surrogate") && Catch::Contains("--seed"));
 }
 
+// NVRTC 13 crashes (SIGSEGV) on this source (fuzz/nvrtc-crashes/): plan
+// compiles in worker processes, so it fails the configuration and goes on.
+TEST_CASE("a source that crashes NVRTC is a failed configuration, exit code 1, not a crash", "[cli]") {
+  const Run run = run_blocktune(fmt::format("plan --spec {}/fuzz/nvrtc-crashes/unknown-parameter-type.json --arch sm_90 --problem 1000",
+                                            BLOCKTUNE_SOURCE_DIR));
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("first compile error (block_x=64,tile=1):\nNVRTC crashed compiling this configuration "
+                                         "(its worker process was killed by signal 11"));
+}
+
 // ---- Exit codes (README.md, "Exit codes") ----
 
 namespace {
