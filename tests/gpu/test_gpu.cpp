@@ -5,9 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
+#include "shell_run.hpp"
 
-#include <array>
 #include <cstdio>
 #include <fmt/format.h>
 #include <filesystem>
@@ -225,14 +224,8 @@ TEST_CASE("faulting, hanging and wrong variants are recorded and tuning goes on 
 TEST_CASE("measure on a source that crashes NVRTC exits 1 and says so", "[gpu][cli]") {
   const std::string command = fmt::format("{} measure --spec {}/fuzz/nvrtc-crashes/unknown-parameter-type.json --problem 1000 2>&1",
                                           BLOCKTUNE_CLI, BLOCKTUNE_SOURCE_DIR);
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  std::array<char, 4096> chunk{};
-  while (std::fgets(chunk.data(), chunk.size(), pipe)) output += chunk.data();
-  const int status = pclose(pipe);
-  INFO(output);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
-  CHECK_THAT(output, Catch::Contains("nvrtc_crash 1000 block_x=64,tile=1: compile_error: NVRTC crashed compiling this configuration"));
+  const auto run = test::run_shell(command);
+  INFO(run.output);
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("nvrtc_crash 1000 block_x=64,tile=1: compile_error: NVRTC crashed compiling this configuration"));
 }

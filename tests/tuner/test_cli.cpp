@@ -2,34 +2,23 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "shell_run.hpp"
 #include "temp_dir.hpp"
 
 #include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 namespace {
 
-struct Run {
-  int status;
-  std::string output;  // stdout and stderr
-};
+using Run = blocktune::test::ShellRun;
 
 // `blocktune ARGUMENTS REDIRECTS` in a shell; what the shell's standard output receives.
 Run blocktune_redirected(const std::string& arguments, const std::string& redirects) {
-  const std::string command =
-      fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} {}", BLOCKTUNE_CLI, arguments, redirects);
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  std::array<char, 4096> chunk{};
-  while (std::fgets(chunk.data(), chunk.size(), pipe)) output += chunk.data();
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return blocktune::test::run_shell(
+      fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} {}", BLOCKTUNE_CLI, arguments, redirects));
 }
 
 Run run_blocktune(const std::string& arguments) { return blocktune_redirected(arguments, "2>&1"); }
