@@ -31,8 +31,8 @@ std::string_view explain(int code) {
 }
 
 // Checks what SQLite cannot say clearly: that the file exists, can be read
-// and is not empty. An empty file is only acceptable when creating (SQLite turns it into
-// a new database). Without opening it: see Connection::check_header.
+// and is not empty. An empty file is only acceptable when creating (SQLite
+// turns it into a new database). Without opening it: see check_header.
 void check_file(const std::filesystem::path& file, Connection::Mode mode) {
   std::error_code error;
   const auto status = std::filesystem::status(file, error);
