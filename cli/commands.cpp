@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
@@ -434,6 +435,12 @@ int measure(const MeasureArgs& args) {
 int best(const BestArgs& args) {
   const ProblemSize problem = ProblemSize::parse(args.problem);
   const TuningDatabase db = TuningDatabase::open(args.database);
+  // The run-time query answers such a problem with the kernel's defaults; asked by a person, it is a mistake.
+  if (const auto ranks = db.problem_ranks(args.kernel);
+      !ranks.empty() && std::ranges::find(ranks, problem.dims.size()) == ranks.end())
+    throw std::invalid_argument(fmt::format("{} is tuned for problems of {} dimensions in '{}'; the problem {} has {}", args.kernel,
+                                            fmt::join(ranks, " or "), args.database.string(), problem.to_string(),
+                                            problem.dims.size()));
   DeviceKey key;
   const DeviceInfo device = target_device(args.target);
   key.uuid = device.uuid;

@@ -1,6 +1,7 @@
 #include <blocktune/cli_db.hpp>
 
 #include <blocktune/cli_action.hpp>
+#include <blocktune/output_file.hpp>
 
 #include <blocktune/store.hpp>
 
@@ -78,32 +79,14 @@ ImportProgress import_progress(std::ostream& err, std::string verb, std::string 
   };
 }
 
-// Writes next to the target, then renames: a failed export never leaves a
-// half-written file in place of a good one.
 void export_to_file(const std::filesystem::path& database, const std::filesystem::path& target) {
-  // A device or pipe (/dev/full, a FIFO) is written into: renaming over it would replace it.
-  std::error_code error;
-  if (const auto status = std::filesystem::status(target, error);
-      std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    std::ofstream file(target, std::ios::binary);
-    if (!file) throw StoreError("cannot write '" + target.string() + "'");
-    export_json(database, file);
-    return;
-  }
-  auto partial = target;
-  partial += ".partial";
+  OutputFile output(target);
   {
-    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    if (!file) throw StoreError("cannot write '" + partial.string() + "'");
-    try {
-      export_json(database, file);
-    } catch (...) {
-      file.close();
-      std::filesystem::remove(partial);
-      throw;
-    }
+    std::ofstream file(output.path(), std::ios::binary | std::ios::trunc);
+    if (!file) throw StoreError("cannot write '" + output.path().string() + "'");
+    export_json(database, file);
   }
-  std::filesystem::rename(partial, target);
+  output.commit();
 }
 
 }  // namespace

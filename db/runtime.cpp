@@ -37,6 +37,7 @@ struct KernelModel {
   std::vector<Tuned> tuned;
   std::map<std::pair<int, int>, Fallback> arch_defaults;  // by compute capability
   std::optional<Fallback> kernel_default;
+  std::vector<std::size_t> problem_ranks;  // of every problem stored for it, ascending
 };
 
 // The cache is looked up with a view of the query, so that a warm query
@@ -194,6 +195,13 @@ void TuningDatabase::State::load(const sqlite::Connection& db) {
       "SELECT kernel_name, cc_major, cc_minor, config, block_x, block_y, block_z, carveout FROM arch_defaults");
   for (auto row = arch_defaults.query(); row.next();)
     kernels[row.text(0)].arch_defaults[{row.integer(1), row.integer(2)}] = Fallback{row.text(3), read_shape(row, 4)};
+
+  // A problem's dimensions are its dims' 'x's plus one.
+  sqlite::Statement ranks = db.prepare(
+      "SELECT DISTINCT k.name, length(p.dims) - length(replace(p.dims, 'x', '')) + 1 AS rank "
+      "FROM problems p JOIN kernels k ON k.id = p.kernel_id ORDER BY k.name, rank");
+  for (auto row = ranks.query(); row.next();)
+    kernels[row.text(0)].problem_ranks.push_back(static_cast<std::size_t>(row.int64(1)));
 }
 
 BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKey& device,
@@ -279,6 +287,11 @@ const BestConfig& TuningDatabase::best(std::string_view kernel, const DeviceKey&
 
 BestConfig TuningDatabase::best(std::string_view kernel, const DeviceKey& device, const ProblemSize& problem) && {
   return state_->answer(kernel, device, problem);
+}
+
+std::vector<std::size_t> TuningDatabase::problem_ranks(std::string_view kernel) const {
+  const auto found = state_->kernels.find(kernel);
+  return found == state_->kernels.end() ? std::vector<std::size_t>() : found->second.problem_ranks;
 }
 
 const std::filesystem::path& TuningDatabase::path() const { return state_->path; }

@@ -1,9 +1,11 @@
 #include "sqlite.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <system_error>
 #include <utility>
 
@@ -28,9 +30,9 @@ std::string_view explain(int code) {
   }
 }
 
-// Checks what SQLite cannot say clearly: that the file exists and starts
-// with the SQLite header. An empty file is only acceptable when creating
-// (SQLite turns it into a new database).
+// Checks what SQLite cannot say clearly: that the file exists, can be read
+// and is not empty. An empty file is only acceptable when creating (SQLite
+// turns it into a new database). Without opening it: see check_header.
 void check_file(const std::filesystem::path& file, Connection::Mode mode) {
   std::error_code error;
   const auto status = std::filesystem::status(file, error);
@@ -39,19 +41,10 @@ void check_file(const std::filesystem::path& file, Connection::Mode mode) {
     return;
   }
   if (std::filesystem::is_directory(status)) throw StoreError(quoted(file) + " is a directory, not a database file");
-
-  const auto size = std::filesystem::file_size(file, error);
-  if (!error && size == 0) {
-    if (mode == Connection::Mode::read_only) throw StoreError(quoted(file) + " is empty (0 bytes)");
-    return;
-  }
-  constexpr std::string_view magic{"SQLite format 3\0", 16};
-  std::array<char, magic.size()> header{};
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw StoreError(quoted(file) + " cannot be read (" + std::strerror(errno) + ")");
-  in.read(header.data(), header.size());
-  if (in.gcount() != std::streamsize(header.size()) || std::string_view(header.data(), header.size()) != magic)
-    throw StoreError(quoted(file) + " is not a SQLite database (it does not start with the SQLite header)");
+  if (::faccessat(AT_FDCWD, file.c_str(), R_OK, AT_EACCESS) != 0)
+    throw StoreError(quoted(file) + " cannot be read (" + std::strerror(errno) + ")");
+  if (mode == Connection::Mode::read_only && std::filesystem::file_size(file, error) == 0 && !error)
+    throw StoreError(quoted(file) + " is empty (0 bytes)");
 }
 
 // "file:PATH?immutable=1", PATH percent-encoded where URI syntax needs it.
@@ -89,6 +82,7 @@ Connection Connection::open(const std::filesystem::path& file, Mode mode) {
   }
   const int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   Connection connection = open_v2(file, file.string(), flags);
+  connection.check_header();
   if (mode == Mode::read_only && cannot_create_wal_index(connection.probe())) return open_immutable(file);
   return connection;
 }
@@ -101,6 +95,25 @@ Connection Connection::open_v2(const std::filesystem::path& file, const std::str
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, busy_timeout_ms);
   return connection;
+}
+
+// Through SQLite's own file descriptor, never a second one: closing another
+// descriptor of the file would drop all of this process's POSIX locks on it,
+// which its other connections to the file still rely on (a writer elsewhere
+// would then take this process for gone, checkpoint and delete the WAL under
+// it: "database disk image is malformed"; sqlite.org/howtocorrupt.html, 2.2).
+void Connection::check_header() const {
+  sqlite3_file* handle = nullptr;
+  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &handle) != SQLITE_OK || !handle || !handle->pMethods)
+    return;  // not a file SQLite reads itself: nothing to check
+  sqlite3_int64 size = 0;
+  if (handle->pMethods->xFileSize(handle, &size) != SQLITE_OK || size == 0) return;  // an empty file is created
+  constexpr std::string_view magic{"SQLite format 3\0", 16};
+  std::array<char, magic.size()> header{};
+  const int code = handle->pMethods->xRead(handle, header.data(), static_cast<int>(header.size()), 0);
+  if (code == SQLITE_IOERR_SHORT_READ || (code == SQLITE_OK && std::string_view(header.data(), header.size()) != magic))
+    throw StoreError(quoted(path_) + " is not a SQLite database (it does not start with the SQLite header)");
+  if (code != SQLITE_OK) fail(code, "reading the header");
 }
 
 int Connection::probe() const { return sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr); }

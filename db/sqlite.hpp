@@ -110,6 +110,7 @@ class Connection {
   Connection(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
   static Connection open_v2(const std::filesystem::path& file, const std::string& name, int flags);
   static Connection open_immutable(const std::filesystem::path& file);
+  void check_header() const;  // throws StoreError unless the file is empty or starts with the SQLite header
   int probe() const;  // reads the schema: the first access to the file and its WAL
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;

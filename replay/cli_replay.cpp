@@ -215,8 +215,11 @@ void export_spaces(std::ostream& out, const ExportOptions& options) {
     write_recording(file, recording);
     const auto failed =
         std::count_if(recording.space.time.begin(), recording.space.time.end(), [](const auto& t) { return !t; });
-    fmt::print(out, "wrote {}: {}, {} configurations ({} failed), {:.0f} KiB\n", file.string(), title(recording, ""),
-               recording.space.configs.size(), failed, static_cast<double>(std::filesystem::file_size(file)) / 1024);
+    fmt::print(out, "wrote {}: {}, {} configurations ({} failed){}\n", file.string(), title(recording, ""),
+               recording.space.configs.size(), failed,
+               std::filesystem::is_regular_file(file)  // not a pipe or device
+                   ? fmt::format(", {:.0f} KiB", static_cast<double>(std::filesystem::file_size(file)) / 1024)
+                   : "");
   }
 }
 

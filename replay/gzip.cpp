@@ -1,5 +1,7 @@
 #include "gzip.hpp"
 
+#include <blocktune/output_file.hpp>
+
 #include <fmt/format.h>
 #include <zlib.h>
 
@@ -42,11 +44,10 @@ std::string read_text_file(const std::filesystem::path& path) {
 }
 
 void write_text_file(const std::filesystem::path& path, std::string_view text, bool compress) {
-  auto partial = path;
-  partial += ".partial";
+  OutputFile output(path);
   try {
     // Mode "T" writes through zlib without compressing.
-    GzFile file(gzopen(partial.c_str(), compress ? "wb9" : "wbT"));
+    GzFile file(gzopen(output.path().c_str(), compress ? "wb9" : "wbT"));
     if (!file) throw std::runtime_error(std::strerror(errno));
     // gzwrite takes an unsigned count: write in pieces that surely fit.
     constexpr std::size_t kPiece = 1 << 20;
@@ -55,13 +56,13 @@ void write_text_file(const std::filesystem::path& path, std::string_view text, b
       if (gzwrite(file.get(), piece.data(), static_cast<unsigned>(piece.size())) != static_cast<int>(piece.size()))
         throw std::runtime_error(gz_error(file.get()));
     }
-    if (gzclose(file.release()) != Z_OK) throw std::runtime_error("the compressed data could not be flushed");
+    // Where the disk fills up: zlib writes what it buffered here.
+    if (const int code = gzclose(file.release()); code != Z_OK)
+      throw std::runtime_error(code == Z_ERRNO ? std::strerror(errno) : "the compressed data could not be flushed");
   } catch (const std::exception& error) {
-    std::error_code ignored;
-    std::filesystem::remove(partial, ignored);
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), error.what()));
   }
-  std::filesystem::rename(partial, path);
+  output.commit();
 }
 
 }  // namespace blocktune::detail

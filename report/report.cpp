@@ -1,5 +1,7 @@
 #include <blocktune/report.hpp>
 
+#include <blocktune/output_file.hpp>
+
 #include "analysis.hpp"
 #include "formats.hpp"
 
@@ -77,29 +79,14 @@ std::string render_report(const DatabaseContents& contents, const ReportFilter& 
 void write_report(const DatabaseContents& contents, const ReportFilter& filter, ReportFormat format,
                   const std::filesystem::path& file) {
   const std::string text = render_report(contents, filter, format);
-  // A device or pipe (/dev/full, a FIFO) is written into: renaming over it would replace it.
-  std::error_code error;
-  if (const auto status = std::filesystem::status(file, error);
-      std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    std::ofstream out(file, std::ios::binary);
-    if (!out) throw ReportError(fmt::format("cannot write '{}'", file.string()));
-    out << text;
-    if (!out.flush()) throw ReportError(fmt::format("cannot write '{}': the disk may be full", file.string()));
-    return;
-  }
-  auto partial = file;
-  partial += ".partial";
+  OutputFile output(file);
   {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out) throw ReportError(fmt::format("cannot write '{}'", partial.string()));
+    std::ofstream out(output.path(), std::ios::binary | std::ios::trunc);
+    if (!out) throw ReportError(fmt::format("cannot write '{}'", output.path().string()));
     out << text;
-    if (!out.flush()) {
-      out.close();
-      std::filesystem::remove(partial);
-      throw ReportError(fmt::format("cannot write '{}': the disk may be full", partial.string()));
-    }
+    if (!out.flush()) throw ReportError(fmt::format("cannot write '{}': the disk may be full", output.path().string()));
   }
-  std::filesystem::rename(partial, file);
+  output.commit();
 }
 
 std::string explain(const DatabaseContents& contents, const ExplainQuery& query) {

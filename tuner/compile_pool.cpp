@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -178,7 +179,8 @@ class CompilePool::Impl {
       const std::string source_key = job.request.source_name + '\n' + job.request.source;
       const bool send_source = source_key != slot.source_key;
       if (!slot.process->write_line(request_json(job.request, send_source).dump(-1, ' ', false, Json::error_handler_t::replace)))
-        throw std::runtime_error("the compile worker stopped reading its requests");
+        // Ended before reading it (a worker that fails at its start): how, as collect() says it.
+        throw std::runtime_error(fmt::format("the compile worker {} before reading its request", detail::describe_exit(slot.process->stop())));
       slot.source_key = source_key;
       slot.started = Clock::now();
       slot.job = std::move(job);
@@ -244,9 +246,12 @@ class CompilePool::Impl {
       return;
     }
     if (open) return;
-    // The compiler itself crashed (NVRTC on some inputs): that configuration fails, the run goes on.
+    // The compiler itself crashed (NVRTC on some inputs, fuzz/nvrtc-crashes/): that configuration fails, the run goes on.
     const int status = slot.process->stop();
-    retire(slot, failed(fmt::format("the compiler's worker process {} while compiling this configuration", detail::describe_exit(status))));
+    retire(slot, failed(WIFSIGNALED(status) ? fmt::format("NVRTC crashed compiling this configuration (its worker process was {})",
+                                                          detail::describe_exit(status))
+                                            : fmt::format("the compiler's worker process {} while compiling this configuration",
+                                                          detail::describe_exit(status))));
   }
 
   // Without the worker program: threads of this process, no time limit.

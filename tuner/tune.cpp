@@ -416,16 +416,18 @@ std::string model_summary(const TuneResult& result) {
 Remeasured measure_many(const KernelDescription& kernel, int ordinal, const ProblemSize& problem, const std::vector<Config>& configs,
                         const VariantCompiler& compiler, const TimingOptions& timing) {
   const DeviceInfo device = query_device(ordinal);
+  // In a worker process, where one is found: NVRTC crashes on some sources, and then only that configuration fails.
+  CompilePool pool(compiler, {.workers = 1, .executable = find_worker_executable()});
   std::vector<PlanEntry> entries;
-  for (const Config& config : configs) entries.push_back(plan_one(kernel, config, device, problem, compiler));
-  const PlanEntry default_entry = plan_one(kernel, Config::parse(kernel.default_config), device, problem, compiler);
+  for (const Config& config : configs) entries.push_back(plan_one(kernel, config, device, problem, pool));
+  const PlanEntry default_entry = plan_one(kernel, Config::parse(kernel.default_config), device, problem, pool);
   const auto first_launchable = std::ranges::find_if(entries, &PlanEntry::launchable);
   const PlanEntry* reference = default_entry.launchable() ? &default_entry
                                : first_launchable != entries.end() ? &*first_launchable
                                                                    : nullptr;
   Remeasured result;
   std::optional<MeasurementSession> session;
-  if (reference) session.emplace(kernel, ordinal, problem, compiler, reference);
+  if (reference) session.emplace(kernel, ordinal, problem, pool.compiler(), reference);
   if (session) result.copy_bandwidth_gbs = copy_bandwidth_gbs(session->context(), copy_test_bytes(device));
   for (const PlanEntry& entry : entries) {
     result.trials.push_back(entry.launchable() && session && session->lost().empty() ? session->measure(entry, timing) : static_trial(entry));

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <future>
 #include <limits>
 #include <numeric>
@@ -288,8 +289,10 @@ Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const 
   return plan;
 }
 
-PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
-                   const VariantCompiler& compiler) {
+namespace {
+
+PlanEntry plan_with(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
+                    const std::function<CompiledVariant(const CompileRequest&)>& compile) {
   PlanEntry entry;
   entry.config = config;
   const Lookup env = environment(kernel, device, problem);
@@ -298,9 +301,25 @@ PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const 
     return entry;
   }
   entry.resolved = resolve(kernel, config, device, problem);
-  entry.variant = compiler.compile(entry.resolved.request);
+  entry.variant = compile(entry.resolved.request);
   if (entry.variant.ok) entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
   return entry;
+}
+
+}  // namespace
+
+PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
+                   const VariantCompiler& compiler) {
+  return plan_with(kernel, config, device, problem, [&](const CompileRequest& request) { return compiler.compile(request); });
+}
+
+PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
+                   CompilePool& pool) {
+  return plan_with(kernel, config, device, problem, [&](const CompileRequest& request) {
+    const CompiledVariant variant = pool.submit(request).get();
+    // The pool leaves the machine code in the variant cache, where this reads it without compiling.
+    return variant.ok ? pool.compiler().compile(request) : variant;
+  });
 }
 
 DeviceRecord to_record(const DeviceInfo& d) {

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <latch>
 #include <mutex>
 #include <thread>
@@ -92,4 +95,56 @@ TEST_CASE("readers never see SQLITE_BUSY while a writer commits trials") {
   CHECK(reads >= 4);  // each reader read at least once
   CHECK(TuningDatabase::open(file).best("stencil3d", key, problem).median_ms == Approx(10.0 - commits * 0.005));
   CHECK(summarize_database(file).trials == commits + 1);
+}
+
+// What `tune` does at its end: read the database (a second connection) while
+// its Store is still open. Had that open read the file through a descriptor of
+// its own, closing it would drop the process's locks on the file; a writer in
+// another process would then close as if it were the last user, checkpoint and
+// delete the WAL this process still writes to (the soak's "database disk image
+// is malformed"; here: a committed trial no other process sees).
+TEST_CASE("a process reading beside its open Store keeps its locks: other processes see its commits") {
+  TempDir dir;
+  const auto file = dir / "tuning.db";
+  const ProblemSize problem{{512, 512, 512}};
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device(h100());
+    const auto kernel = store.upsert_kernel(stencil());
+    store.add_trial(device, kernel, store.upsert_problem(kernel, problem), trial(1, 1, 1, 10.0));
+  }
+  int go[2], done[2];
+  REQUIRE(::pipe(go) == 0);
+  REQUIRE(::pipe(done) == 0);
+  char byte = 0;
+  // Forked before this process opens the database again: the child shares no SQLite state with it.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int status = 2;
+    try {
+      if (::read(go[0], &byte, 1) == 1) {
+        { const Store other = Store::open(file); }  // a read-write connection closed: checkpoints if it is the last
+        if (::write(done[1], &byte, 1) == 1 && ::read(go[0], &byte, 1) == 1)
+          status = query_int(file, "SELECT count(*) FROM trials") == 2 ? 0 : 1;
+      }
+    } catch (...) {
+    }
+    ::_exit(status);  // never return into the test runner
+  }
+
+  Store store = Store::open(file);
+  const auto device = store.upsert_device(h100());
+  const auto kernel = store.upsert_kernel(stencil());
+  const auto problem_id = store.upsert_problem(kernel, problem);
+  CHECK(summarize_database(file).trials == 1);
+  REQUIRE(::write(go[1], &byte, 1) == 1);
+  REQUIRE(::read(done[0], &byte, 1) == 1);
+  store.add_trial(device, kernel, problem_id, trial(2, 1, 1, 9.0));
+  REQUIRE(::write(go[1], &byte, 1) == 1);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // 1: the child did not see the second trial
+  for (const int fd : {go[0], go[1], done[0], done[1]}) ::close(fd);
 }

@@ -115,8 +115,11 @@ TEST_CASE("every fallback level of the query") {
     CHECK(best.match == MatchKind::kernel_default);
     CHECK(best.config == "block_x=32,block_y=4,block_z=1");
     CHECK(best.shape.block == std::array{32, 4, 1});
-    // A problem of another rank never matches tuned sizes.
+    // A problem of another rank never matches tuned sizes: the application
+    // still gets something to launch; problem_ranks() tells it apart.
     CHECK(db.best("stencil3d", sxm_key, ProblemSize{{512, 512}}).match == MatchKind::kernel_default);
+    CHECK(db.problem_ranks("stencil3d") == std::vector<std::size_t>{3});
+    CHECK(db.problem_ranks("no_such_kernel").empty());
   }
   SECTION("nothing known") {
     const BestConfig& best = db.best("no_such_kernel", sxm_key, cube512);

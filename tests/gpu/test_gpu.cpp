@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "shell_run.hpp"
+
 #include <cstdio>
 #include <fmt/format.h>
 #include <filesystem>
@@ -215,4 +217,15 @@ TEST_CASE("faulting, hanging and wrong variants are recorded and tuning goes on 
   // The faults stayed in their worker processes: this process's GPU still works.
   const TrialRecord after = measure_one(stencil3d(1), 0, kSmall, Config::parse(stencil3d(1).default_config), test_compiler(), {});
   CHECK(after.outcome == Outcome::ok);
+}
+
+// `measure` compiles in a worker process: NVRTC crashing on the source
+// (fuzz/nvrtc-crashes/) fails the configuration instead of killing blocktune.
+TEST_CASE("measure on a source that crashes NVRTC exits 1 and says so", "[gpu][cli]") {
+  const std::string command = fmt::format("{} measure --spec {}/fuzz/nvrtc-crashes/unknown-parameter-type.json --problem 1000 2>&1",
+                                          BLOCKTUNE_CLI, BLOCKTUNE_SOURCE_DIR);
+  const auto run = test::run_shell(command);
+  INFO(run.output);
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("nvrtc_crash 1000 block_x=64,tile=1: compile_error: NVRTC crashed compiling this configuration"));
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli_run.hpp"
+#include "fifo.hpp"
 #include "replay_test_util.hpp"
 #include "temp_dir.hpp"
 
@@ -71,6 +72,26 @@ TEST_CASE("replay export-space writes a session as a recorded space") {
   const auto unknown = replay_cli({"export-space", "--db", database, "--kernel", "huge", "--output", file.string()});
   CHECK(unknown.code == 1);
   CHECK_THAT(unknown.err, Catch::Contains("no tuning session of kernel huge") && Catch::Contains("tiny 128x128"));
+}
+
+TEST_CASE("replay export-space into a pipe writes into it and leaves it one") {
+  const TempDir dir;
+  const auto database = (dir / "tiny.db").string();
+  make_tiny_database(database);
+  const auto pipe = dir / "pipe";
+  blocktune::test::CliRun exported;
+  const std::string got = blocktune::test::through_fifo(pipe, [&] {
+    exported = replay_cli({"export-space", "--db", database, "--kernel", "tiny", "--problem", "64x64", "--output", pipe.string()});
+  });
+  INFO(exported.err);
+  CHECK(exported.code == 0);
+  CHECK(std::filesystem::is_fifo(pipe));  // not replaced by a regular file (as root: /dev/full would be)
+  CHECK_FALSE(std::filesystem::exists(dir / "pipe.partial"));
+  const auto file = dir / "tiny.csv";
+  REQUIRE(replay_cli({"export-space", "--db", database, "--kernel", "tiny", "--problem", "64x64", "--output", file.string()})
+              .code == 0);
+  std::ifstream in(file, std::ios::binary);
+  CHECK(got == std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
 }
 
 TEST_CASE("replay run compares strategies on files, databases and imports") {

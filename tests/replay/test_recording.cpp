@@ -2,7 +2,12 @@
 
 #include <blocktune/recording.hpp>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
 #include <fstream>
 #include <set>
 
@@ -122,6 +127,40 @@ TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   ragged.registers.pop_back();
   CHECK_THROWS_AS(write_recording(dir / "ragged.csv.gz", ragged), std::invalid_argument);
   CHECK_THROWS_WITH(write_recording(dir / "missing/folder/space.csv.gz", written), Catch::Contains("cannot write"));
+}
+
+// A file size limit (RLIMIT_FSIZE) stands in for a full disk: writing past it
+// fails (EFBIG) where a full disk fails with ENOSPC. In a child process, so as
+// not to limit the test runner.
+TEST_CASE("A recorded space that cannot be written says why and leaves the file it would replace") {
+  const TempDir dir;
+  for (const char* name : {"space.csv", "space.csv.gz"}) {
+    INFO(name);
+    const auto file = dir / name;
+    std::ofstream(file) << "the previous recording\n";
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      const rlimit limit{16, 16};
+      std::signal(SIGXFSZ, SIG_IGN);
+      int status = 2;
+      try {
+        if (::setrlimit(RLIMIT_FSIZE, &limit) == 0) write_recording(file, tricky_recording());
+      } catch (const std::exception& error) {
+        status = std::string(error.what()) == "cannot write '" + file.string() + "': File too large" ? 0 : 1;
+      }
+      ::_exit(status);  // never return into the test runner
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);  // 1: another message, 2: no error at all
+    std::ifstream in(file);
+    CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == "the previous recording\n");
+    auto partial = file;
+    partial += ".partial";
+    CHECK_FALSE(std::filesystem::exists(partial));
+  }
 }
 
 TEST_CASE("Malformed recorded-space files are reported with the file and line") {

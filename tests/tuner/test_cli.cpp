@@ -2,34 +2,23 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "shell_run.hpp"
 #include "temp_dir.hpp"
 
 #include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 namespace {
 
-struct Run {
-  int status;
-  std::string output;  // stdout and stderr
-};
+using Run = blocktune::test::ShellRun;
 
 // `blocktune ARGUMENTS REDIRECTS` in a shell; what the shell's standard output receives.
 Run blocktune_redirected(const std::string& arguments, const std::string& redirects) {
-  const std::string command =
-      fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} {}", BLOCKTUNE_CLI, arguments, redirects);
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  std::array<char, 4096> chunk{};
-  while (std::fgets(chunk.data(), chunk.size(), pipe)) output += chunk.data();
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return blocktune::test::run_shell(
+      fmt::format("BLOCKTUNE_DB=/tmp/blocktune-test-cli.db {} {} {}", BLOCKTUNE_CLI, arguments, redirects));
 }
 
 Run run_blocktune(const std::string& arguments) { return blocktune_redirected(arguments, "2>&1"); }
@@ -123,6 +112,16 @@ TEST_CASE("tune names the strategies it knows when given another", "[cli]") {
   CHECK_THAT(help.output, Catch::Contains("--strategy") && Catch::Contains("surrogate") && Catch::Contains("--seed"));
 }
 
+// NVRTC 13 crashes (SIGSEGV) on this source (fuzz/nvrtc-crashes/): plan
+// compiles in worker processes, so it fails the configuration and goes on.
+TEST_CASE("a source that crashes NVRTC is a failed configuration, exit code 1, not a crash", "[cli]") {
+  const Run run = run_blocktune(fmt::format("plan --spec {}/fuzz/nvrtc-crashes/unknown-parameter-type.json --arch sm_90 --problem 1000",
+                                            BLOCKTUNE_SOURCE_DIR));
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("first compile error (block_x=64,tile=1):\nNVRTC crashed compiling this configuration "
+                                         "(its worker process was killed by signal 11"));
+}
+
 // ---- Exit codes (README.md, "Exit codes") ----
 
 namespace {
@@ -157,6 +156,16 @@ TEST_CASE("exit code 1: an error in what the command works on", "[cli][exit]") {
   CHECK(run_blocktune("plan gemm --arch sm_90").status == 1);
   CHECK(run_blocktune(fmt::format("db list --db {}", (dir / "missing.db").string())).status == 1);
   CHECK(run_blocktune(fmt::format("best stencil3d_r1 -p 8x8x8 --arch sm_90 --db {}", (dir / "missing.db").string())).status == 1);
+}
+
+TEST_CASE("exit code 1: best with a problem of another number of dimensions than the kernel's", "[cli][exit]") {
+  blocktune::test::TempDir dir;
+  const std::string db = imported_database(dir, true);
+  const Run run = run_blocktune("best stencil3d_r1 -p 512x512 --arch sm_90 --db " + db);
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("stencil3d_r1 is tuned for problems of 3 dimensions") &&
+                             Catch::Contains("the problem 512x512 has 2"));
+  CHECK(run_blocktune("best stencil3d_r1 -p 512 --arch sm_90 --db " + db).status == 1);
 }
 
 TEST_CASE("exit code 2: usage, CLI11's parse errors included", "[cli][exit]") {

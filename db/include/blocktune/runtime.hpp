@@ -66,12 +66,21 @@ class TuningDatabase {
   static TuningDatabase open(const std::filesystem::path& file);
 
   // Never throws for a well-formed query; an unknown kernel gives match none.
+  // A problem with another number of dimensions than the tuned ones matches
+  // no tuned problem and gets the kernel's defaults (arch_default or
+  // kernel_default), so that an application always has something to launch;
+  // problem_ranks() tells such a query apart (`blocktune best` refuses it).
   // The first answer for a query is computed, later ones come from memory.
   // The reference stays valid while this database (or a copy) lives; on a
   // temporary database the answer is returned by value instead.
   const BestConfig& best(std::string_view kernel, const DeviceKey& device,
                          const ProblemSize& problem) const&;
   BestConfig best(std::string_view kernel, const DeviceKey& device, const ProblemSize& problem) &&;
+
+  // The numbers of dimensions of the problems stored for `kernel` (tuned
+  // or being tuned), ascending: {3} for a 3-D stencil; empty for a kernel
+  // the database does not know.
+  std::vector<std::size_t> problem_ranks(std::string_view kernel) const;
 
   const std::filesystem::path& path() const;
 

@@ -3,6 +3,12 @@
 // once with NVRTC (and cached on disk), and launched with the geometry the
 // description computes for the problem.
 //
+// The compile runs in the calling process, by design (no worker program to
+// ship beside the application): NVRTC 13 crashes the process (SIGSEGV) on
+// some sources (fuzz/nvrtc-crashes/), where `blocktune plan` and `tune`,
+// compiling in worker processes, only fail the configuration. Check a spec's
+// sources with `blocktune plan --spec` before shipping them.
+//
 //   blocktune::TunedKernel matmul("matmul/spec.json", blocktune::TuningDatabase::open(db_path), 0);
 //   matmul.launch(blocktune::ProblemSize{{m, n, k}}, {&a, &b, &c, &m, &n, &k}, stream);
 #pragma once

@@ -22,6 +22,8 @@
 
 namespace blocktune {
 
+class CompilePool;
+
 // Variables an expression of a kernel description may use besides its
 // parameters: the problem dims and the device's limits.
 Lookup environment(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem);
@@ -114,6 +116,11 @@ Plan make_plan(const KernelDescription& kernel, const DeviceInfo& device, const 
 // One configuration planned on its own (checked, resolved, compiled, occupancy).
 PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
                    const VariantCompiler& compiler);
+// The same, compiled by the pool: in a worker process, which a source that
+// crashes NVRTC (fuzz/nvrtc-crashes/) kills instead of this one. The variant
+// keeps its machine code (read back from the pool's cache).
+PlanEntry plan_one(const KernelDescription& kernel, const Config& config, const DeviceInfo& device, const ProblemSize& problem,
+                   CompilePool& pool);
 
 // A stand-in for the GPU, for tests and for runs without one: what
 // measuring a configuration gives, and how long it takes (slept, so that
@@ -214,6 +221,9 @@ std::string model_summary(const TuneResult& result);
 
 // Measures several configurations in one session (buffers and reference set
 // up once), in order; with the device-to-device copy bandwidth of the same run.
+// The configurations compile in a worker process (plan_one with a pool) where
+// blocktune-worker is found: a source that crashes NVRTC fails as a
+// compile_error. The spec's reference kernel still compiles in this process.
 struct Remeasured {
   std::vector<TrialRecord> trials;
   double copy_bandwidth_gbs = 0;
