@@ -164,8 +164,14 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
     w.staged = z_chunk == 1 ? 1 : 0;
   } else {
     loads = xy_vectors + z_vectors;
-    w.rounds = 1;  // every load of a step is independent
+    // BASE's input may alias its output (no __restrict__): a row's loads wait
+    // for the previous row's store, a round per row. CSL's read-only loads do not.
+    w.rounds = strategy == "BASE" ? double(py) : 1;
   }
+  // INTZ loads its z neighbours from global memory at every plane: L1 serves
+  // them only while it holds, besides the plane's rows, the block's rows of
+  // the 2R planes around it.
+  if (zloop == "INTZ") w.reuse_footprint = own_rows + double(2 * r) * row_bytes(width, element_bytes) * double(rows);
   w.l1_wavefronts = thread_steps / 32 * (loads * vector_wavefronts + copies * 4);
   w.shared_wavefronts = thread_steps / 32 * (shared_reads * vector_wavefronts + copies * 4);
   // Instructions: address arithmetic per load, the adds and FMAs of the

@@ -48,12 +48,13 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   Prediction p;
   p.dram = w.dram_bytes / d.dram_bandwidth;
   // The counts assume the L1 serves the reuse (what goes through L1 beyond the
-  // L2 traffic). It does while the resident blocks' footprint of one step fits
-  // in the L1 the carveout leaves; beyond, the share that does not fit goes to L2.
+  // L2 traffic). It does while the resident blocks' footprint of the steps
+  // that share loads fits in the L1 the carveout leaves; beyond, the share that
+  // does not fit goes to L2.
   double l2_bytes = w.l2_bytes;
   const double reused = std::max(0.0, w.l1_wavefronts * 128 - w.l2_bytes);
   if (launch.l1_cache_bytes > 0 && reused > 0) {
-    const double footprint = launch.blocks_per_sm * w.l2_bytes / (launch.blocks * w.steps);
+    const double footprint = launch.blocks_per_sm * (w.reuse_footprint > 0 ? w.reuse_footprint : w.l2_bytes / (launch.blocks * w.steps));
     if (footprint > launch.l1_cache_bytes) l2_bytes += reused * (1 - launch.l1_cache_bytes / footprint);
   }
   p.l2 = l2_bytes / d.l2_bandwidth;

@@ -109,6 +109,11 @@ TEST_CASE("reuse the carveout leaves no room for in L1 goes to L2") {
   CHECK(predict(d, w, launch).l2 == unknown);
   launch.l1_cache_bytes = 20e3;  // half of it fits: half the reuse goes to L2
   CHECK(predict(d, w, launch).l2 == Approx(unknown * 2.5));
+  // Reuse across steps (a z loop's planes) needs more than one step's footprint.
+  launch.l1_cache_bytes = 64e3;
+  w.reuse_footprint = 32e3;  // 128 KB resident: half of it fits
+  CHECK(predict(d, w, launch).l2 == Approx(unknown * 2.5));
+  w.reuse_footprint = 0;
 
   // The unified array less the shared memory the carveout or the blocks take.
   const double largest_shared = 228 * 1024;

@@ -64,6 +64,10 @@ struct KernelWork {
   // computes, an accumulator per result): they overlap, so a step's
   // instructions wait for one another only chain by chain.
   double chains = 1;
+  // Bytes per block the L1 must hold for the reuse the counts assume (what
+  // goes through L1 beyond l2_bytes); 0: one step's share of l2_bytes, where a
+  // step reuses only its own loads.
+  double reuse_footprint = 0;
   // 1 where a barrier separates a block's loads from the computation on them
   // (a tile staged in shared memory, then read): the block's memory and
   // compute phases overlap only with other resident blocks' phases.
