@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
+#include <string>
+#include <variant>
 #include <utility>
 
 #include "search_state.hpp"
@@ -13,8 +16,9 @@ namespace blocktune::detail {
 namespace {
 
 // Ridge regression of log time on each parameter's value and each pair of
-// values (one-hot), which learns which values and combinations are fast,
-// updated after every measurement (recursive least squares).
+// values (one-hot), and on a trend along each numeric parameter's values,
+// which learns which values and combinations are fast, updated after every
+// measurement (recursive least squares).
 //
 // Given predicted times as model scores (the execution-time model's), it
 // starts from them: the model's log time is one more feature whose weight
@@ -67,6 +71,19 @@ class Surrogate final : public Technique {
       pair_offset_.clear();
     }
     features_per_candidate_ = 1 + dimensions + pair_offset_.size();
+    // A trend per parameter: a numeric one's value rank, from -1 (smallest)
+    // to 1 (largest), lets what was learned of some values carry over to the
+    // values not measured yet (a larger tile is faster still).
+    trend_offset_ = features;
+    features += dimensions;
+    trend_.assign(value_features, 0.0);
+    const std::optional<Config> first = space.size() > 0 ? std::optional(space.at(0)) : std::nullopt;
+    for (std::size_t p = 0; p < dimensions && first; ++p) {
+      const std::uint32_t extent = space.extent(p);
+      if (extent < 3 || std::holds_alternative<std::string>(first->entries()[p].second)) continue;
+      for (std::uint32_t rank = 0; rank < extent; ++rank)
+        trend_[value_offset_[p] + rank] = 2.0 * rank / (extent - 1) - 1;
+    }
     model_weight_ = features;
     features += calibration_features;
 
@@ -78,7 +95,8 @@ class Surrogate final : public Technique {
     for (std::size_t f = 0; f < features; ++f) {
       const double precision = f == 0                      ? kInterceptPrecision
                                : f < value_features        ? kValuePrecision
-                               : f < model_weight_         ? kPairPrecision
+                               : f < trend_offset_         ? kPairPrecision
+                               : f < model_weight_         ? kTrendPrecision
                                : f == model_weight_        ? kModelWeightPrecision
                                                            : kModelCorrectionPrecision;
       inverse_[f * features + f] = 1 / precision;
@@ -138,13 +156,14 @@ class Surrogate final : public Technique {
   static constexpr std::size_t kMaxFeatures = 1000;  // each measurement costs features^2
   static constexpr double kInterceptPrecision = 1e-6;
   static constexpr double kValuePrecision = 1.0;  // in log time: a value may well make a kernel e times slower
+  static constexpr double kTrendPrecision = 1.0;  // a trend may make the largest value e^2 times the smallest
   static constexpr double kPairPrecision = 3.0;   // pairs matter less, and there are many
   // The model's weight starts at 1, give or take 2, and its correction per
   // value at 0, give or take 0.5: trusted until measurements say otherwise
   // (bench/results/search/calibration.md compares these with tighter priors).
   static constexpr double kModelWeightPrecision = 0.25;
   static constexpr double kModelCorrectionPrecision = 4.0;
-  static constexpr std::uint64_t kStart = 5;      // measurements covering the values before the model leads
+  static constexpr std::uint64_t kStart = 10;      // measurements covering the values before the model leads
   static constexpr double kExplore = 0.2;         // chance of a random candidate
   static constexpr double kLocal = 0.4;           // chance of a neighbour of the best
   static constexpr std::size_t kShortlist = 64;   // predicted fastest, of which the lowest bound is taken
@@ -226,10 +245,13 @@ class Surrogate final : public Technique {
   // correction for each of the member's values).
   const std::vector<std::pair<std::uint32_t, double>>& weighted_features_of(std::size_t position) {
     weighted_.clear();
-    for (const std::uint32_t f : features_of(position)) weighted_.emplace_back(f, 1.0);
+    const auto x = features_of(position);
+    for (const std::uint32_t f : x) weighted_.emplace_back(f, 1.0);
+    for (std::size_t p = 0; p < value_offset_.size(); ++p)
+      if (const double trend = trend_[x[1 + p]]; trend != 0) weighted_.emplace_back(static_cast<std::uint32_t>(trend_offset_ + p), trend);
     if (has_prior_) {
       weighted_.emplace_back(static_cast<std::uint32_t>(model_weight_), prior_[position]);
-      for (const std::uint32_t f : features_of(position).subspan(1, value_offset_.size()))
+      for (const std::uint32_t f : x.subspan(1, value_offset_.size()))
         weighted_.emplace_back(static_cast<std::uint32_t>(model_weight_ + f), prior_[position]);
     }
     return weighted_;
@@ -240,6 +262,7 @@ class Surrogate final : public Technique {
   double dot(const std::vector<double>& values, std::size_t position) const {
     const auto x = features_of(position);
     double sum = sum_of(values, x);
+    for (std::size_t p = 0; p < value_offset_.size(); ++p) sum += values[trend_offset_ + p] * trend_[x[1 + p]];
     if (has_prior_) {
       double calibration = values[model_weight_];
       for (const std::uint32_t f : x.subspan(1, value_offset_.size())) calibration += values[model_weight_ + f];
@@ -343,6 +366,8 @@ class Surrogate final : public Technique {
   double prior_mean_ = 0;   // of the log predicted times of the first pool
   std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
   std::vector<std::size_t> pair_offset_;   // per pair of parameters, the feature of its first pair of values; empty without pairs
+  std::size_t trend_offset_ = 0;           // the first parameter's trend feature; the others follow
+  std::vector<double> trend_;              // per value feature, its trend (0 for a parameter without one)
   std::size_t model_weight_ = 0;           // the calibration's first feature; its corrections follow, by value feature
   std::size_t features_per_candidate_ = 0;
   std::size_t feature_count_ = 0;
