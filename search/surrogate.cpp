@@ -163,7 +163,10 @@ class Surrogate final : public Technique {
   // (bench/results/search/calibration.md compares these with tighter priors).
   static constexpr double kModelWeightPrecision = 0.25;
   static constexpr double kModelCorrectionPrecision = 4.0;
-  static constexpr std::uint64_t kStart = 10;      // measurements covering the values before the model leads
+  // Measurements covering the values before the regression leads: 10, or on
+  // a small space, one per 400 candidates but at least 3 (on 136 to 219
+  // candidates, 10 left too few measurements to the regression).
+  static constexpr std::uint64_t kStart = 10, kStartMinimum = 3, kCandidatesPerStart = 400;
   static constexpr double kExplore = 0.2;         // chance of a random candidate
   static constexpr double kLocal = 0.4;           // chance of a neighbour of the best
   static constexpr std::size_t kShortlist = 64;   // predicted fastest, of which the lowest bound is taken
@@ -175,7 +178,7 @@ class Surrogate final : public Technique {
   std::optional<std::uint64_t> choose() {
     const std::uint64_t proposals = run_.state.proposals();
     if (proposals == 0 && has_prior_) return lowest_confidence_bound();  // the model's favourite
-    if (proposals < kStart) return least_measured_values();
+    if (proposals < covering_) return least_measured_values();
     if (run_.random.uniform() < kExplore) return run_.state.random_unproposed(run_.random);
     if (run_.random.uniform() < kLocal && run_.state.best()) {
       std::optional<std::pair<double, std::uint64_t>> favourite;
@@ -382,6 +385,8 @@ class Surrogate final : public Technique {
   std::vector<std::pair<std::uint32_t, double>> weighted_;  // reused by weighted_features_of()
   std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_confidence_bound()
   std::vector<std::size_t> value_measurements_;            // per value feature: proposals with that value
+  const std::uint64_t covering_ =
+      std::clamp<std::uint64_t>(run_.state.size() / kCandidatesPerStart, kStartMinimum, kStart);  // see kStart
   std::size_t learned_ = 0;
   double squared_errors_ = 0;  // of each prediction just before its measurement was learned
   double slowest_ = -std::numeric_limits<double>::infinity();  // log time
