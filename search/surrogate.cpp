@@ -160,7 +160,7 @@ class Surrogate final : public Technique {
   static constexpr double kPairPrecision = 3.0;   // pairs matter less, and there are many
   // The model's weight starts at 1, give or take 2, and its correction per
   // value at 0, give or take 0.5: trusted until measurements say otherwise
-  // (bench/results/search/calibration.md compares these with tighter priors).
+  // (bench/results/search-calibration: how they were chosen, and on which spaces).
   static constexpr double kModelWeightPrecision = 0.25;
   static constexpr double kModelCorrectionPrecision = 4.0;
   // Measurements covering the values before the regression leads: 10, or on
