@@ -7,11 +7,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -26,7 +28,14 @@ struct RunOptions {
   std::uint64_t seeds = 20;
   double budget_fraction = kEvaluationFraction;
   bool no_model = false;
+  std::string json;  // also write the results here
 };
+
+struct ScoreOptions {
+  std::string space, kernel_tuner_cache, t4, sequences, output;
+};
+
+using Json = nlohmann::ordered_json;
 
 struct ExportOptions {
   std::string database, kernel, problem, device, output, output_dir;
@@ -106,7 +115,25 @@ class Progress {
 struct SpaceResult {
   std::string label;
   std::vector<std::optional<ReplaySummary>> summaries;  // per strategy; empty where it could not run
+  Json facts;                                           // space_facts(); null where nothing succeeded
 };
+
+// What the methodology makes of a space: its size, optimum, the score's time
+// budget and how many random evaluations fit in it.
+Json space_facts(const Source& source, const RandomBaseline& random) {
+  const RecordedSpace& space = source.recording.space;
+  const double budget = random.budget_seconds();
+  return Json{{"origin", source.origin},
+              {"kernel", source.recording.kernel},
+              {"problem", source.recording.problem},
+              {"device", source.recording.device},
+              {"configurations", space.configs.size()},
+              {"failed", std::count_if(space.time.begin(), space.time.end(), [](const auto& t) { return !t; })},
+              {"optimum_s", random.optimum()},
+              {"mean_cost_s", random.mean_cost()},
+              {"budget_s", budget},
+              {"random_evaluations_in_budget", random.draws_by(budget)}};
+}
 
 SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& source, const RunOptions& options,
                          const std::vector<std::uint64_t>& seeds) {
@@ -117,7 +144,7 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
   const auto failed = std::count_if(space.time.begin(), space.time.end(), [](const auto& t) { return !t; });
   if (static_cast<std::size_t>(failed) == space.configs.size()) {
     fmt::print(out, "  {} configurations, none succeeded: nothing to compare\n\n", space.configs.size());
-    return {label, std::vector<std::optional<ReplaySummary>>(options.strategies.size())};
+    return {label, std::vector<std::optional<ReplaySummary>>(options.strategies.size()), Json()};
   }
   const RandomBaseline random(space);
   const auto near_optimal = std::count_if(space.time.begin(), space.time.end(), [&](const auto& t) {
@@ -141,7 +168,7 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
              seeds.size(), kNearOptimalSpeed * 100, evaluations, options.budget_fraction * 100);
   fmt::print(out, "  {:<20} {:>7}  {:>14}  {:>18}\n", "strategy", "score", "near-optimal", "evaluations to 97%");
 
-  SpaceResult result{label, {}};
+  SpaceResult result{label, {}, space_facts(source, random)};
   for (const auto& name : options.strategies) {
     const auto strategy = make_strategy(name);
     const std::string shown = name == kDefaultStrategy ? name + " (default)" : name;
@@ -184,6 +211,34 @@ void print_overview(std::ostream& out, const RunOptions& options, const std::vec
   }
 }
 
+void write_json(const std::string& file, const Json& json) {
+  std::ofstream stream(file);
+  stream << json.dump(1) << '\n';
+  if (!stream.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", file));
+}
+
+// replay run's results as JSON: per space its facts and, per strategy, the summary (null where it could not run).
+Json run_json(const RunOptions& options, const std::vector<SpaceResult>& results) {
+  Json spaces = Json::array();
+  for (const SpaceResult& result : results) {
+    Json strategies = Json::object();
+    for (std::size_t i = 0; i < options.strategies.size(); ++i) {
+      const auto& summary = result.summaries[i];
+      strategies[options.strategies[i]] =
+          summary ? Json{{"score", summary->mean_score},
+                         {"near_optimal_fraction", summary->near_optimal_fraction},
+                         {"evaluations_to_near_optimal", summary->mean_evaluations_to_near_optimal}}
+                  : Json();
+    }
+    spaces.push_back(Json{{"title", result.label}, {"space", result.facts}, {"strategies", std::move(strategies)}});
+  }
+  return Json{{"seeds", options.seeds},
+              {"no_model", options.no_model},
+              {"budget_fraction", options.budget_fraction},
+              {"default_strategy", kDefaultStrategy},
+              {"spaces", std::move(spaces)}};
+}
+
 void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool use_database) {
   for (const auto& name : options.strategies) make_strategy(name);  // unknown names fail before any work
   std::vector<std::uint64_t> seeds(options.seeds);
@@ -194,6 +249,51 @@ void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool u
   for (const Source& source : load_sources(options, use_database))
     results.push_back(replay_space(out, progress, source, options, seeds));
   if (results.size() > 1) print_overview(out, options, results);
+  if (!options.json.empty()) write_json(options.json, run_json(options, results));
+}
+
+// Scores the search sequences of another tool on one recorded space, with the
+// methodology replay run uses; without sequences, the space's facts alone.
+void score(std::ostream& out, const ScoreOptions& options) {
+  const Source source = !options.space.empty()                ? Source{options.space, read_recording(options.space)}
+                        : !options.kernel_tuner_cache.empty() ? Source{options.kernel_tuner_cache,
+                                                                       read_kernel_tuner_recording(options.kernel_tuner_cache)}
+                                                              : Source{options.t4, read_t4_recording(options.t4)};
+  const RecordedSpace& space = source.recording.space;
+  if (std::none_of(space.time.begin(), space.time.end(), [](const auto& t) { return t.has_value(); }))
+    throw std::runtime_error(fmt::format("no configuration of '{}' succeeded: nothing to score against", source.origin));
+  const RandomBaseline random(space);
+  const double budget = random.budget_seconds();
+  Json json = space_facts(source, random);
+  if (!options.sequences.empty()) {
+    Json runs = Json::array();
+    double total = 0;
+    const auto sequences = read_search_sequences(options.sequences, space);
+    for (const SearchSequence& sequence : sequences) {
+      const SearchResult result = replay_sequence(space, sequence.candidates);
+      double seconds = 0;
+      std::size_t in_budget = 0;
+      for (const auto& [candidate, evaluation] : result.history)
+        if ((seconds += evaluation.cost_seconds) <= budget) ++in_budget;
+      const double value = methodology_score(BestSoFar(result), random, budget);
+      total += value;
+      runs.push_back(Json{{"name", sequence.name},
+                          {"score", value},
+                          {"evaluations", result.history.size()},
+                          {"repeats", sequence.candidates.size() - result.history.size()},
+                          {"evaluations_in_budget", in_budget},
+                          {"seconds", seconds},
+                          {"covers_budget", seconds >= budget},
+                          {"best_s", result.best ? Json(*space.time[*result.best]) : Json()}});
+    }
+    json["sequences"] = options.sequences;
+    json["runs"] = std::move(runs);
+    json["mean_score"] = sequences.empty() ? Json() : Json(total / static_cast<double>(sequences.size()));
+  }
+  if (options.output.empty())
+    fmt::print(out, "{}\n", json.dump(1));
+  else
+    write_json(options.output, json);
 }
 
 void export_spaces(std::ostream& out, const ExportOptions& options) {
@@ -270,9 +370,38 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
       ->capture_default_str();
   run_command->add_flag("--no-model", run_options->no_model,
                         "ignore the recorded predictions and occupancy: replay without model scores");
+  run_command->add_option("--json", run_options->json,
+                          "also write the results as JSON to this file: per space its size, optimum and the "
+                          "score's budget, per strategy its score");
   run_command->callback(guarded("run", [&out, &err, run_options, database, kernel, problem, device] {
     const bool use_database = database->count() + kernel->count() + problem->count() + device->count() > 0;
     run(out, err, *run_options, use_database);
+  }));
+
+  auto score_options = std::make_shared<ScoreOptions>();
+  CLI::App* score_command = replay->add_subcommand(
+      "score",
+      "score searches made by another tool on one recorded space, with the methodology of replay run: each "
+      "configuration costs its recorded cost once (a repeat costs nothing); prints JSON: the space's optimum, "
+      "mean cost and the score's time budget, and per run its score");
+  auto* score_space = score_command->add_option("--space", score_options->space, "recorded-space file (.csv or .csv.gz)")
+                          ->check(CLI::ExistingFile);
+  auto* score_cache = score_command
+                          ->add_option("--kernel-tuner-cache", score_options->kernel_tuner_cache,
+                                       "Kernel Tuner cache file (.json or .json.gz)")
+                          ->check(CLI::ExistingFile);
+  auto* score_t4 = score_command->add_option("--t4", score_options->t4, "T4 results file (JSON)")->check(CLI::ExistingFile);
+  score_space->excludes(score_cache, score_t4);
+  score_cache->excludes(score_t4);
+  score_command->add_option("--sequences", score_options->sequences,
+                            "search sequences to score (JSON or .json.gz: {\"runs\": [{\"name\": ..., \"configs\": "
+                            "[...]}]}); without it, only the space's facts")
+      ->check(CLI::ExistingFile);
+  score_command->add_option("--output,-o", score_options->output, "write the JSON here instead of printing it");
+  score_command->callback(guarded("score", [&out, score_options] {
+    if (score_options->space.empty() && score_options->kernel_tuner_cache.empty() && score_options->t4.empty())
+      throw CLI::RequiredError("give --space, --kernel-tuner-cache or --t4", CLI::ExitCodes::RequiredError);
+    score(out, *score_options);
   }));
 
   auto export_options = std::make_shared<ExportOptions>();

@@ -133,6 +133,24 @@ SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const 
   return strategy.run(ListedCandidates(space.configs), model, recorded(space), budget, seed);
 }
 
+SearchResult replay_sequence(const RecordedSpace& space, std::span<const std::uint64_t> candidates) {
+  check_parallel(space);
+  SearchResult result;
+  std::vector<bool> measured(space.configs.size(), false);
+  for (std::size_t position = 0; position < candidates.size(); ++position) {
+    const std::uint64_t candidate = candidates[position];
+    if (candidate >= space.configs.size())
+      throw std::invalid_argument(fmt::format("candidate {} (position {}) is outside the recorded space of {}",
+                                              candidate, position + 1, space.configs.size()));
+    if (measured[candidate]) continue;
+    measured[candidate] = true;
+    result.history.emplace_back(candidate, Evaluation{space.time[candidate], space.cost_seconds[candidate]});
+    if (space.time[candidate] && (!result.best || *space.time[candidate] < *space.time[*result.best]))
+      result.best = candidate;
+  }
+  return result;
+}
+
 BestSoFar::BestSoFar(const SearchResult& result) {
   double clock = 0;
   for (const auto& [candidate, evaluation] : result.history) {

@@ -1,5 +1,6 @@
 // The `blocktune replay` command line: compare search strategies on recorded
-// spaces without a GPU, and export recorded spaces from the tuning database.
+// spaces without a GPU, score the searches of other tools on them, and export
+// recorded spaces from the tuning database.
 #pragma once
 
 #include <filesystem>
@@ -11,7 +12,7 @@ class App;
 
 namespace blocktune {
 
-// Registers `replay run` and `replay export-space` on app; the database
+// Registers `replay run`, `replay score` and `replay export-space` on app; the database
 // defaults to default_db. A failure prints one line to err saying what is
 // wrong, then throws CLI::RuntimeError(1), which app.exit() turns into exit
 // code 1.

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace blocktune {
@@ -112,5 +113,31 @@ Recording read_kernel_tuner_recording(const std::filesystem::path& path);
 // registers come from blocktune's measurements of those names. Throws
 // std::runtime_error naming the file.
 Recording read_t4_recording(const std::filesystem::path& path);
+
+// ---- Search sequences (searches made by other tools, to score) ----
+//
+// JSON, gzip-compressed when the name ends in ".gz":
+//
+//   {"runs": [{"name": "genetic_algorithm seed 1",
+//              "configs": [{"block_size_x": 128, "tile_size": 4}, "block_size_x=64,tile_size=2", ...]},
+//             ...]}
+//
+// Each run lists the configurations a search measured, in order. A
+// configuration is an object of parameter values (every parameter of the
+// space, no other; values as a Kernel Tuner cache holds them) or its
+// canonical text (Config::to_string(), parameters in any order). Other keys
+// of the file and of a run are ignored; a run without "name" is called
+// "run N".
+
+struct SearchSequence {
+  std::string name;
+  std::vector<std::uint64_t> candidates;  // indices into the space's configurations, in measurement order
+};
+
+// Throws std::runtime_error naming the run and the position (from 1) of a
+// configuration that is not in the space or is malformed.
+std::vector<SearchSequence> parse_search_sequences(std::string_view json, const RecordedSpace& space);
+// The same, reading the file; errors also name it.
+std::vector<SearchSequence> read_search_sequences(const std::filesystem::path& path, const RecordedSpace& space);
 
 }  // namespace blocktune

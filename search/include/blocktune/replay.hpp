@@ -48,6 +48,14 @@ ModelScores listed_model_scores(std::vector<double> scores, bool are_times);
 SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,
                     const ModelScores* model = nullptr);
 
+// A search made elsewhere (another tuner), given as the candidates it
+// measured, in order: each is answered with its recorded result and charged
+// its recorded cost the first time; a repeat is answered from a cache, costs
+// nothing and is left out of the history. Score it like a replay:
+// methodology_score(BestSoFar(replay_sequence(space, order)), ...). Throws
+// std::invalid_argument for a candidate outside the space.
+SearchResult replay_sequence(const RecordedSpace& space, std::span<const std::uint64_t> candidates);
+
 // The best time a search has found, as a step function of simulated time: a
 // measurement counts once its cost has been paid.
 class BestSoFar {

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""blocktune's search strategies against Kernel Tuner 1.5's on every recorded and public space, one table.
+
+Both sides are scored by blocktune's methodology code (Willemsen et al., FGCS 2024; search/replay.cpp):
+- blocktune's strategies by `blocktune replay run --json` (seeds 1..N), with the model's recorded predictions and
+  once more with --no-model;
+- Kernel Tuner's by `blocktune replay score --sequences`, on the sequences kt_strategies.py cached under
+  bench/results/anchors-search/kt/ (Kernel Tuner itself is not run here).
+
+Writes bench/results/anchors-search/: blocktune-model.json, blocktune-no-model.json (replay run's results),
+kt-scores.json (every Kernel Tuner run's score) and README.md (the table). One command, no Kernel Tuner needed:
+
+    python3 bench/anchors/search_table.py [--seeds 10] [--keep-blocktune]
+"""
+
+import argparse
+import datetime
+import glob
+import gzip
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kt_strategies as kt  # noqa: E402  (the spaces, their ids, the sequence files)
+
+RESULTS = kt.RESULTS
+BLOCKTUNE_STRATEGIES = ["random", "surrogate", "genetic", "bandit"]
+SCORE_MATCH = 0.01  # "matches" the best Kernel Tuner strategy: at least its score minus this
+SCORE_TARGET = 0.6
+
+
+def rel(path):
+    return os.path.relpath(path, kt.REPO)
+
+
+def space_arguments(spaces):
+    args = []
+    for _, kind, path in spaces:
+        args += ["--kernel-tuner-cache" if kind == "kt" else "--space", rel(path)]
+    return args
+
+
+def blocktune_run(spaces, strategies, seeds, no_model, out):
+    command = [os.path.abspath(kt.blocktune_binary()), "replay", "run"] + space_arguments(spaces) + [
+        "--strategies", ",".join(strategies), "--seeds", str(seeds), "--json", out] + (["--no-model"] if no_model else [])
+    t0, cpu0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=kt.REPO)
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall_s": round(time.perf_counter() - t0, 1),
+            "cpu_s": round(cpu.ru_utime + cpu.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1)}
+
+
+def by_space(run_json, spaces):
+    """replay run's JSON per space id (matched on the file each space was read from)."""
+    ids = {os.path.realpath(path): sid for sid, _, path in spaces}
+    return {ids[os.path.realpath(os.path.join(kt.REPO, entry["space"]["origin"]))]: entry
+            for entry in run_json["spaces"]}
+
+
+def score_kt(spaces):
+    """Every cached Kernel Tuner sequence file scored by `blocktune replay score`: {space id: {strategy: ...}}."""
+    scores = {}
+    with tempfile.TemporaryDirectory(prefix="kt_scores_") as tmp:
+        for sid, kind, path in spaces:
+            for strategy in kt.STRATEGIES:
+                sequences = kt.sequence_file(sid, strategy)
+                if not os.path.exists(sequences):
+                    continue
+                out = os.path.join(tmp, "score.json")
+                subprocess.run([kt.blocktune_binary(), "replay", "score",
+                                "--kernel-tuner-cache" if kind == "kt" else "--space", rel(path),
+                                "--sequences", rel(sequences), "--output", out], check=True, cwd=kt.REPO)
+                with open(out) as f:
+                    scored = json.load(f)
+                with gzip.open(sequences, "rt") as f:
+                    meta = json.load(f)
+                runs = [{"name": r["name"], "score": r["score"], "evaluations": r["evaluations"],
+                         "evaluations_in_budget": r["evaluations_in_budget"], "covers_budget": r["covers_budget"]}
+                        for r in scored["runs"]]
+                for run, kt_run in zip(runs, meta["runs"]):
+                    run.update(calls=kt_run["calls"], wall_s=kt_run["wall_s"], cpu_s=kt_run["cpu_s"])
+                scores.setdefault(sid, {})[strategy] = {
+                    "mean_score": scored["mean_score"], "seeds": len(runs),
+                    "kernel_tuner_version": meta["kernel_tuner_version"],
+                    "strategy_options": meta["strategy_options"], "runs": runs}
+    return scores
+
+
+def fmt(score):
+    return "–" if score is None else f"{score:.2f}"
+
+
+def short_name(sid):
+    prefix, _, name = sid.partition("/")
+    name = name.replace("-h100-80gb-hbm3", "").replace("gemm_cltune-", "gemm ").replace("pnpoly-", "pnpoly ")
+    return f"{prefix}: {name}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=kt.DEFAULT_SEEDS, help="seeds of blocktune's strategies")
+    ap.add_argument("--keep-blocktune", action="store_true",
+                    help="reuse blocktune-model.json and blocktune-no-model.json instead of running replay run")
+    args = ap.parse_args()
+
+    spaces = kt.spaces()
+    os.makedirs(RESULTS, exist_ok=True)
+    model_file = os.path.join(RESULTS, "blocktune-model.json")
+    no_model_file = os.path.join(RESULTS, "blocktune-no-model.json")
+    timing_file = os.path.join(RESULTS, "blocktune-wall.json")
+
+    # blocktune's default strategy, whatever it is now, is in both runs.
+    if args.keep_blocktune:
+        with open(timing_file) as f:
+            wall = json.load(f)
+    else:
+        strategies = list(BLOCKTUNE_STRATEGIES)
+        wall = {"model": blocktune_run(spaces, strategies, args.seeds, False, model_file)}
+        with open(model_file) as f:
+            default = json.load(f)["default_strategy"]
+        if default not in strategies:
+            strategies.insert(1, default)
+            wall["model"] = blocktune_run(spaces, strategies, args.seeds, False, model_file)
+        no_model_strategies = list(dict.fromkeys([default, "surrogate"]))
+        wall["no_model"] = blocktune_run(spaces, no_model_strategies, args.seeds, True, no_model_file)
+        with open(timing_file, "w") as f:
+            json.dump(wall, f, indent=1)
+    with open(model_file) as f:
+        model = json.load(f)
+    with open(no_model_file) as f:
+        no_model = json.load(f)
+    default = model["default_strategy"]
+    strategies = list(model["spaces"][0]["strategies"])
+    no_model_strategies = list(no_model["spaces"][0]["strategies"])
+    args.seeds = model["seeds"]
+    model_by, no_model_by = by_space(model, spaces), by_space(no_model, spaces)
+
+    kt_scores = score_kt(spaces)
+    with open(os.path.join(RESULTS, "kt-scores.json"), "w") as f:
+        json.dump(kt_scores, f, indent=1)
+    kt_strategies = [s for s in kt.STRATEGIES if any(s in v for v in kt_scores.values())]
+
+    # ---- the table ----
+    bt_columns = [(s, False) for s in strategies] + [(s, True) for s in no_model_strategies]
+    header = (["space", "configs", "budget (s) / random evals"] +
+              [f"bt {s}" + (" (default)" if s == default else "") + (" --no-model" if nm else "")
+               for s, nm in bt_columns] + [f"KT {s}" for s in kt_strategies] + ["best KT", "default vs best KT"])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    at_target = matched = compared = 0
+    no_model_matched = no_model_at_target = 0
+    headline = []
+    for sid, kind, path in spaces:
+        facts = model_by[sid]["space"]
+        row = [short_name(sid), str(facts["configurations"]),
+               f"{facts['budget_s']:.1f} / {facts['random_evaluations_in_budget']}"]
+        bt = {}
+        for s, nm in bt_columns:
+            entry = (no_model_by if nm else model_by)[sid]["strategies"].get(s)
+            bt[(s, nm)] = entry["score"] if entry else None
+            row.append(fmt(bt[(s, nm)]))
+        kts = {s: kt_scores.get(sid, {}).get(s, {}).get("mean_score") for s in kt_strategies}
+        same = {s for s in kt_strategies if s in kt.PATCHED and kts[s] is None and facts["failed"] == 0}
+        for s in same:  # a patch for failed configurations: the same search where nothing fails
+            kts[s] = kts.get(kt.PATCHED[s])
+        best = max((v, s) for s, v in kts.items() if v is not None and s not in same) \
+            if any(v is not None for v in kts.values()) else None
+        for s in kt_strategies:
+            cell = "=" if s in same else fmt(kts[s])
+            row.append(f"**{cell}**" if best and kts[s] == best[0] and s not in same else cell)
+        d = bt[(default, False)]
+        if d is not None and d >= SCORE_TARGET:
+            at_target += 1
+        d_no_model = bt.get((default, True))
+        if d_no_model is not None:
+            no_model_at_target += d_no_model >= SCORE_TARGET
+            no_model_matched += bool(best) and d_no_model >= best[0] - SCORE_MATCH
+        verdict = "–"
+        if best and d is not None:
+            compared += 1
+            if d >= best[0] - SCORE_MATCH:
+                matched += 1
+                verdict = "beats" if d > best[0] + SCORE_MATCH else "matches"
+            else:
+                verdict = f"below ({d - best[0]:+.2f})"
+        row += [f"{best[1]} {best[0]:.2f}" if best else "–", verdict]
+        lines.append("| " + " | ".join(row) + " |")
+        headline.append((sid, d, best))
+
+    # ---- wall times ----
+    kt_wall = {}
+    for sid in kt_scores:
+        for s, v in kt_scores[sid].items():
+            w = kt_wall.setdefault(s, {"wall_s": 0.0, "cpu_s": 0.0, "runs": 0, "seeds": set(), "restarted": 0,
+                                       "uncovered": 0})
+            for r in v["runs"]:
+                w["wall_s"] += r["wall_s"]
+                w["cpu_s"] += r["cpu_s"]
+                w["runs"] += 1
+                w["restarted"] += r["calls"] > 1
+                w["uncovered"] += not r["covers_budget"]
+            w["seeds"].add(v["seeds"])
+    kt_lines = ["| strategy | seeds | runs | CPU (s) | wall (s) | runs restarted | runs not reaching the budget |",
+                "|---|---|---|---|---|---|---|"]
+    for s in kt_strategies:
+        w = kt_wall[s]
+        kt_lines.append(f"| {s} | {'/'.join(str(x) for x in sorted(w['seeds']))} | {w['runs']} | {w['cpu_s']:.0f} | "
+                        f"{w['wall_s']:.0f} | {w['restarted']} | {w['uncovered']} |")
+    total_kt_cpu = sum(w["cpu_s"] for w in kt_wall.values())
+    version = next((v["kernel_tuner_version"] for d in kt_scores.values() for v in d.values()), "?")
+    options = {s: next(d[s]["strategy_options"] for d in kt_scores.values() if s in d) for s in kt_strategies}
+
+    readme = TEMPLATE.format(
+        date=datetime.date.today().isoformat(), default=default, seeds=args.seeds, version=version,
+        n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
+        match=SCORE_MATCH, table="\n".join(lines), kt_table="\n".join(kt_lines), kt_cpu=total_kt_cpu / 60,
+        bt_wall=wall["model"]["wall_s"], bt_cpu=wall["model"]["cpu_s"] / 60,
+        bt_wall_no_model=wall["no_model"]["wall_s"], bt_cpu_no_model=wall["no_model"]["cpu_s"] / 60,
+        no_model_at_target=no_model_at_target, no_model_matched=no_model_matched, strategies=",".join(strategies),
+        no_model_strategies=",".join(no_model_strategies), kt_strategies=",".join(kt_strategies),
+        options="; ".join(f"{s}: `{json.dumps({k: v for k, v in o.items() if k != 'max_fevals'})}`"
+                          for s, o in options.items() if len(o) > 1) or "none",
+        fevals_factor=kt.FEVALS_FACTOR, min_fevals=kt.MIN_FEVALS, guard=kt.GUARD_FACTOR, max_calls=kt.MAX_CALLS)
+    with open(os.path.join(RESULTS, "README.md"), "w") as f:
+        f.write(readme)
+    print(f"default {default}: >= {SCORE_TARGET} on {at_target}/{len(spaces)} spaces; matches or beats the best "
+          f"Kernel Tuner strategy on {matched}/{compared}")
+    for sid, d, best in headline:
+        print(f"  {sid}: {default} {fmt(d)}; best KT " + (f"{best[1]} {best[0]:.2f}" if best else "–"))
+    print(f"wrote {rel(os.path.join(RESULTS, 'README.md'))}")
+
+
+TEMPLATE = """# blocktune's search strategies against Kernel Tuner 1.5's
+
+Generated by `bench/anchors/search_table.py` ({date}). Every recorded and public space ({n_spaces}), blocktune's
+strategies and Kernel Tuner {version}'s, all scored by the same code: blocktune's implementation of the
+methodology of Willemsen, van Werkhoven and van Nieuwpoort (FGCS 2024) in `search/replay.cpp`.
+
+**Headline.** The default strategy (`{default}`, with the model's recorded predictions where the space has them)
+scores >= {target} on {at_target} of {n_spaces} spaces, and matches (>= best Kernel Tuner score − {match}) or beats
+the best Kernel Tuner strategy of each space on {matched} of {compared}. The same strategy with `--no-model`:
+>= {target} on {no_model_at_target}, matches or beats the best Kernel Tuner strategy on {no_model_matched}.
+
+## Method
+
+- **Score.** Best-so-far over *simulated* time: every configuration is charged its recorded cost (compile,
+  verification and benchmark time; for Kernel Tuner caches `compile_time + verification_time + benchmark_time`),
+  standardised against the exact expected curve of random search, P(t) = (f_random(t) − f(t)) / (f_random(t) −
+  f_opt), averaged over 100 times up to the budget: when random search is expected to have come 95% of the way
+  from the median to the optimum (`RandomBaseline::budget_seconds`). 0 is random search, 1 the optimum at once.
+- **Equal budgets.** Both tools get the same simulated-time budget and the same cost accounting, on the same
+  space: blocktune's strategies run under `Budget{{.seconds = budget}}` in `replay run`; Kernel Tuner's runs are
+  replayed by `replay score`, which charges each configuration of the sequence its recorded cost once (a repeat,
+  answered by Kernel Tuner's cache, costs nothing) and scores the same way, so what a run evaluates after the
+  budget does not count. Strategy overhead (the optimiser's own CPU time) is counted by neither.
+- **Kernel Tuner's runs** (`bench/anchors/kt_strategies.py`): simulation mode (`simulation_mode=True` on a cache
+  file), one run per seed (`random.seed` and `numpy.random.seed`; `PYTHONHASHSEED=0`). A recorded-space CSV becomes
+  a temporary Kernel Tuner cache: `tune_params` from the configurations' values (integers ascending, strings in
+  order of first appearance), `time` in ms or `CompilationFailedConfig`/`RuntimeFailedConfig`, `compile_time`
+  and `benchmark_time` (the rest of `cost_s`) in ms. A public cache is used as published, less its
+  `InvalidConfig` entries. The restriction is one Python callable accepting exactly the recorded configurations
+  (failed ones included, as in blocktune's replay): our spaces are not full products, and GEMM's is restricted.
+  Strategy options: Kernel Tuner's defaults except `max_fevals` = {fevals_factor} x the number of evaluations random search
+  affords within the budget (`random_evaluations_in_budget` of `blocktune replay score --space S`; at least
+  {min_fevals}, at most the space); other options: {options}. **Kernel Tuner's own simulated-time limit
+  (`time_limit`) is not used** (in simulation mode it adds the real time spent in Python to the simulated time);
+  the budget is applied by the scoring, on blocktune's clock. A run whose strategy ends before the budget is spent
+  (dual annealing stops after `maxfun = max_fevals` calls of its cost function, invalid and repeated points
+  included; the genetic algorithm after 90 generations) is restarted with seed + 1000 x restart, and what it had
+  evaluated answers from the cache at no cost, as a user would spend the rest of the budget; a call that asks for
+  {guard} x max_fevals configurations (repeats included) is stopped, and a run makes at most {max_calls} calls. The
+  sequence scored is the run's unique configurations in the order of Kernel Tuner's results.
+- **blocktune's runs**: `replay run` with seeds 1..{seeds}; the model-using strategies get the execution-time model's
+  recorded predictions (`predicted_s`) where the space has them. Kernel Tuner caches carry no predictions and no
+  occupancy, so there `{default}` and `{default} --no-model` are the same search.
+
+## Table
+
+Mean methodology score over the seeds; the best Kernel Tuner strategy of each space in bold; `=`: the same
+search as the column it patches (no configuration of the space fails). `bt` = blocktune,
+`KT` = Kernel Tuner {version}. Spaces: `public:` the published Kernel Tuner caches in `shared/spaces/public`
+(GEMM and pnpoly on four GPUs, not in this repository), `tests:` `tests/data/spaces` (older kernel versions,
+H100), `bench:` `bench/results/spaces` (today's stencil, H100). Budget: the methodology's time budget and how
+many configurations random search measures in it.
+
+{table}
+
+Reading it:
+- The score is a mean of P(t) = (f_random(t) − f(t)) / (f_random(t) − f_opt) over the budget; it is unbounded
+  below. Where random search gets close to the optimum fast (many near-optimal configurations, as in pnpoly), a
+  search that stays a few percent slower than the optimum for a while scores far below 0.
+- `bayes_opt` is Kernel Tuner 1.5.0 as released. On spaces where configurations fail (the pnpoly caches: 318-358
+  of 4,092 fail at run time) it breaks: Kernel Tuner's cost function returns `sys.float_info.max` for a failed
+  configuration, bayes_opt treats only its own `1e20` as invalid, so its Gaussian process learns from 1.8e308,
+  predicts NaN, and the search degenerates. `bayes_opt_patched` is the same strategy with failures costed `1e20`
+  (as bayes_opt intends); it is the stronger anchor there, and the comparison takes the best column either way.
+  Kernel Tuner's own `tune_cache` hides this by leaving failed configurations out of the space, which a real
+  tuning run cannot do; here they are part of the space for both tools.
+- `bayes_opt` is not reproducible run to run: its default method (`multi-ultrafast`) decides how many candidates
+  to evaluate per model update from measured wall times. Everything else repeats exactly with its seed (the
+  script seeds scipy's Latin hypercube sampler, which Kernel Tuner 1.5.0 leaves unseeded).
+- Left out: Kernel Tuner's other strategies (`basinhopping`, `minimize`, `mls`, `greedy_mls`,
+  `ordered_greedy_mls`, the pymoo, pyATF and skopt wrappers, the hybrid `gen_*` ones, `brute_force`): not among the
+  five the issue names, and most are local searches the included ones cover (greedy ILS, simulated annealing)
+  or need extra packages.
+
+## Commands and wall times
+
+```sh
+BLOCKTUNE_BUILD_DIR=build bash scripts/build.sh
+python3 bench/anchors/kt_strategies.py run --jobs 2   # Kernel Tuner: installs it if missing; cached sequences are kept
+python3 bench/anchors/search_table.py --seeds {seeds}          # blocktune's side, the scores, this file
+```
+
+`search_table.py` runs:
+
+```sh
+build/cli/blocktune replay run --space ... --kernel-tuner-cache ... --strategies {strategies} --seeds {seeds} --json blocktune-model.json
+build/cli/blocktune replay run --space ... --kernel-tuner-cache ... --strategies {no_model_strategies} --seeds {seeds} --no-model --json blocktune-no-model.json
+build/cli/blocktune replay score --space S (or --kernel-tuner-cache S) --sequences kt/<space>/<strategy>.json.gz --output ...
+```
+
+blocktune (`replay run`, one thread; it also replays each seed twice more for its near-optimality columns):
+{bt_cpu:.1f} CPU minutes ({bt_wall:.0f} s wall on a shared, loaded machine) with the model, {bt_cpu_no_model:.1f} CPU
+minutes ({bt_wall_no_model:.0f} s wall) for the `--no-model` run.
+
+Kernel Tuner {version} ({kt_strategies}), {kt_cpu:.0f} CPU minutes in all:
+
+{kt_table}
+
+Files: `kt/<space>/<strategy>.json.gz` (Kernel Tuner's sequences: per run its seed, wall and CPU seconds, calls,
+why each call stopped, and the configurations in order), `kt-scores.json` (their scores per run),
+`blocktune-model.json` and `blocktune-no-model.json` (`replay run --json`), `blocktune-wall.json`.
+"""
+
+if __name__ == "__main__":
+    main()
