@@ -8,25 +8,14 @@
 
 #include "cli_run.hpp"
 #include "fifo.hpp"
+#include "replay_cli.hpp"
 #include "replay_test_util.hpp"
 #include "temp_dir.hpp"
 
 using namespace blocktune;
+using blocktune::test::replay_cli;
 using blocktune::test::make_tiny_database;
 using blocktune::test::TempDir;
-
-namespace {
-
-blocktune::test::CliRun replay_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "replay");
-  return blocktune::test::run_cli(
-      [](CLI::App& app, std::ostream& out, std::ostream& err) {
-        add_replay_commands(app, "/nonexistent/default.db", out, err);
-      },
-      std::move(args));
-}
-
-}  // namespace
 
 TEST_CASE("replay export-space writes a session as a recorded space") {
   const TempDir dir;

@@ -12,10 +12,12 @@
 #include <numeric>
 
 #include "cli_run.hpp"
+#include "replay_cli.hpp"
 #include "replay_test_util.hpp"
 #include "temp_dir.hpp"
 
 using namespace blocktune;
+using blocktune::test::replay_cli;
 using blocktune::test::committed_space;
 using blocktune::test::TempDir;
 using Json = nlohmann::ordered_json;
@@ -23,15 +25,6 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 const std::string kKernelTunerCache = BLOCKTUNE_TEST_DATA_DIR "/search/kernel_tuner_cache.json";
-
-blocktune::test::CliRun replay_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "replay");
-  return blocktune::test::run_cli(
-      [](CLI::App& app, std::ostream& out, std::ostream& err) {
-        add_replay_commands(app, "/nonexistent/default.db", out, err);
-      },
-      std::move(args));
-}
 
 std::vector<std::uint64_t> order_of(const SearchResult& result) {
   std::vector<std::uint64_t> order;
