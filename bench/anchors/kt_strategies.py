@@ -21,6 +21,7 @@ $BLOCKTUNE_KT_PYTHON), else creates a virtual environment under the cache direct
 (${XDG_CACHE_HOME:-~/.cache}/blocktune/kernel-tuner-1.5.0) and pip-installs kernel-tuner==1.5.0 into it.
 
     python3 bench/anchors/kt_strategies.py run [--strategies a,b] [--spaces GLOB] [--seeds 10] [--jobs 1]
+                                               [--seeds-for bayes_opt=3 bayes_opt_patched=3]
     python3 bench/anchors/kt_strategies.py list      # the spaces and their ids
 """
 
@@ -46,6 +47,8 @@ KT_VERSION = "1.5.0"
 STRATEGIES = ["random_sample", "genetic_algorithm", "dual_annealing", "bayes_opt", "bayes_opt_patched", "greedy_ils",
               "simulated_annealing", "pso", "firefly_algorithm", "diff_evo"]
 DEFAULT_SEEDS = 10
+# Fewer seeds for the slow ones: a GEMM run of bayes_opt takes 2-5 CPU minutes.
+DEFAULT_SEEDS_FOR = {"bayes_opt": 3, "bayes_opt_patched": 3}
 # Kernel Tuner 1.5.0's bayes_opt takes a failed configuration for a valid one: the cost function gives it
 # sys.float_info.max (util.get_result_cost), while bayes_opt recognises only its own invalid value, 1e20; the
 # Gaussian process then learns from 1.8e308 and its predictions turn to NaN. "bayes_opt_patched" is bayes_opt with
@@ -401,6 +404,8 @@ def seeds_for(strategy, args):
         name, _, count = item.partition("=")
         if name == strategy:
             return list(range(1, int(count) + 1))
+    if args.seeds_for is None and strategy in DEFAULT_SEEDS_FOR:
+        return list(range(1, DEFAULT_SEEDS_FOR[strategy] + 1))
     return list(range(1, args.seeds + 1))
 
 
@@ -429,7 +434,9 @@ def main():
     run.add_argument("--strategies", help=f"comma-separated (default: {','.join(STRATEGIES)})")
     run.add_argument("--spaces", nargs="*", help="space ids or globs (default: all; see `list`)")
     run.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds 1..N per strategy")
-    run.add_argument("--seeds-for", nargs="*", metavar="STRATEGY=N", help="other seed counts for some strategies")
+    run.add_argument("--seeds-for", nargs="*", metavar="STRATEGY=N",
+                     help="other seed counts for some strategies (default: "
+                          + " ".join(f"{k}={v}" for k, v in DEFAULT_SEEDS_FOR.items()) + ")")
     run.add_argument("--jobs", type=int, default=1, help="space x strategy pairs run in parallel")
     run.add_argument("--force", action="store_true", help="rerun where a sequence file exists")
     run.add_argument("--python", help=f"a Python with kernel_tuner {KT_VERSION}")

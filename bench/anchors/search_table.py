@@ -142,7 +142,7 @@ def main():
 
     kt_scores = score_kt(spaces)
     with open(os.path.join(RESULTS, "kt-scores.json"), "w") as f:
-        json.dump(kt_scores, f, indent=1)
+        json.dump(kt_scores, f, separators=(",", ":"))
     kt_strategies = [s for s in kt.STRATEGIES if any(s in v for v in kt_scores.values())]
 
     # ---- the table ----
@@ -301,8 +301,10 @@ Reading it:
   Kernel Tuner's own `tune_cache` hides this by leaving failed configurations out of the space, which a real
   tuning run cannot do; here they are part of the space for both tools.
 - `bayes_opt` is not reproducible run to run: its default method (`multi-ultrafast`) decides how many candidates
-  to evaluate per model update from measured wall times. Everything else repeats exactly with its seed (the
-  script seeds scipy's Latin hypercube sampler, which Kernel Tuner 1.5.0 leaves unseeded).
+  to evaluate per model update from measured wall times (its sequence files for the 8 public spaces and 5 of
+  `tests/` were also written before the script seeded its Latin hypercube sample). Everything else repeats
+  exactly with its seed (the script seeds scipy's Latin hypercube sampler, which Kernel Tuner 1.5.0 leaves
+  unseeded).
 - Left out: Kernel Tuner's other strategies (`basinhopping`, `minimize`, `mls`, `greedy_mls`,
   `ordered_greedy_mls`, the pymoo, pyATF and skopt wrappers, the hybrid `gen_*` ones, `brute_force`): not among the
   five the issue names, and most are local searches the included ones cover (greedy ILS, simulated annealing)
@@ -325,10 +327,13 @@ build/cli/blocktune replay score --space S (or --kernel-tuner-cache S) --sequenc
 ```
 
 blocktune (`replay run`, one thread; it also replays each seed twice more for its near-optimality columns):
-{bt_cpu:.1f} CPU minutes ({bt_wall:.0f} s wall on a shared, loaded machine) with the model, {bt_cpu_no_model:.1f} CPU
-minutes ({bt_wall_no_model:.0f} s wall) for the `--no-model` run.
+{bt_cpu:.1f} CPU minutes ({bt_wall:.0f} s wall) with the model, {bt_cpu_no_model:.1f} CPU minutes ({bt_wall_no_model:.0f} s wall) for
+the `--no-model` run, on a shared 2-core machine.
 
-Kernel Tuner {version} ({kt_strategies}), {kt_cpu:.0f} CPU minutes in all:
+Kernel Tuner {version} ({kt_strategies}), {kt_cpu:.0f} CPU minutes in all. Seeds 1..10, but 1..3 for
+`bayes_opt` and `bayes_opt_patched` (a GEMM run of bayes_opt takes 2-5 CPU minutes: its Gaussian process grows to
+about a thousand observations). Wall seconds are sums over the runs, measured on a shared 2-core machine under
+load (load average up to 25 during the bayes_opt runs); `kt_strategies.py run --jobs 2` ran them two at a time.
 
 {kt_table}
 
