@@ -4,9 +4,9 @@
 // and unlimited runs, for sweeping a strategy's constants quickly. MODE is
 // `model` (the model scores replay run would give) or `none`; models made
 // wrong on purpose are recorded spaces written by perturb_predictions.py.
-// Build (from the repository root, after a build in build/):
-//   g++ -std=c++20 -O2 -Isearch/include -Ireplay/include -Idb/include bench/experiments/score_strategy.cpp \
-//     -Wl,--start-group build/replay/libblocktune_replay.a build/db/libblocktune_db.a build/db/libblocktune_runtime.a \
+// Build (from the repository root, after a build in build/; one command):
+//   g++ -std=c++20 -O2 -Isearch/include -Ireplay/include -Idb/include bench/experiments/score_strategy.cpp
+//     -Wl,--start-group build/replay/libblocktune_replay.a build/db/libblocktune_db.a build/db/libblocktune_runtime.a
 //     build/search/libblocktune_search.a -Wl,--end-group -lsqlite3 -lz -lfmt -o /tmp/score_strategy
 //   /tmp/score_strategy surrogate none 20 tests/data/spaces/stencil3d_r3-512x512x512-h100-80gb-hbm3.csv.gz
 #include <blocktune/recording.hpp>
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     const double budget = random.budget_seconds();
     double score = 0;
     for (int seed = 1; seed <= seeds; ++seed)
-      score += methodology_score(BestSoFar(replay(recording.space, *strategy, {.seconds = budget}, seed, model ? &*model : nullptr)),
+      score += methodology_score(BestSoFar(replay(recording.space, *strategy, Budget{.seconds = budget}, seed, model ? &*model : nullptr)),
                                  random, budget);
     score /= seeds;
     fmt::print("{:<70} {:>7.3f}\n",
