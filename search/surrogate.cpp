@@ -26,13 +26,14 @@ namespace {
 // a correction of that weight per parameter value (a model that is right
 // within one coding and wrong across codings). A model that predicts what
 // this run measures keeps its weight; one that does not loses it, and the
-// search becomes the model-free one. The model's favourite is measured first. It then measures a
-// few candidates that cover the values measured least; then proposes the
-// candidate with the lowest confidence bound (predicted time minus one
-// standard deviation) among those predicted fastest, so that values
-// it knows little about get their chance; now and then the predicted-fastest
-// neighbour of the best measured (to settle the details there), and now and
-// then a random candidate (a model only learns where it looks).
+// search becomes the model-free one. The model's favourite is measured
+// first. It then measures a few candidates that cover the values measured
+// least; then proposes the candidate with the lowest confidence bound
+// (predicted time minus one standard deviation) among those predicted
+// fastest, so that values it knows little about get their chance; now and
+// then the predicted-fastest neighbour of the best measured (to settle the
+// details there), and now and then a random candidate (a model only learns
+// where it looks).
 //
 // It predicts the candidates of its pool (every candidate of a space searched
 // whole). Ranks that are not times (the occupancy ranking of older
@@ -65,6 +66,7 @@ class Surrogate final : public Technique {
     // where 0 ranks first) say nothing of how much faster, and are left out.
     has_prior_ = run.prior.are_times();
     // The calibration: the model's weight, then its correction per value.
+    // (The cap leaves out the trends, one feature per parameter.)
     const std::size_t calibration_features = has_prior_ ? value_features : 0;
     if (features + calibration_features > kMaxFeatures) {
       features = value_features;
@@ -244,8 +246,9 @@ class Surrogate final : public Technique {
   }
 
   // The member's features with their values: 1 for each of features_of(),
-  // its log predicted time for the calibration's (the model's weight and its
-  // correction for each of the member's values).
+  // its values' trends (where not 0), and its log predicted time for the
+  // calibration's (the model's weight and its correction for each of the
+  // member's values).
   const std::vector<std::pair<std::uint32_t, double>>& weighted_features_of(std::size_t position) {
     weighted_.clear();
     const auto x = features_of(position);
@@ -260,8 +263,9 @@ class Surrogate final : public Technique {
     return weighted_;
   }
 
-  // x'v for the member's x, given v: the sum over its features, plus its
-  // prior times the sum over its calibration features.
+  // x'v for the member's x, given v: the sum over its features, plus each
+  // trend times its feature, plus its prior times the sum over its
+  // calibration features (weighted_features_of() with the values folded in).
   double dot(const std::vector<double>& values, std::size_t position) const {
     const auto x = features_of(position);
     double sum = sum_of(values, x);
