@@ -45,10 +45,11 @@ KernelDescription command_kernel(const std::string& name, const std::filesystem:
 }
 
 // The problem a command is about: the one given, else the kernel's own default, else the stencil's.
-ProblemSize command_problem(const KernelDescription& kernel, const std::optional<std::string>& given) {
-  const ProblemSize problem = given                      ? ProblemSize::parse(*given)
-                              : kernel.default_problem ? *kernel.default_problem
-                                                       : ProblemSize::parse(kDefaultProblem);
+ProblemSize command_problem(const KernelDescription& kernel, const std::optional<std::string>& given, std::int64_t time_steps) {
+  ProblemSize problem = given                      ? ProblemSize::parse(*given)
+                        : kernel.default_problem ? *kernel.default_problem
+                                                 : ProblemSize::parse(kDefaultProblem);
+  problem.time_steps = time_steps;
   check_problem(kernel, problem);
   return problem;
 }
@@ -245,7 +246,7 @@ int list_kernels() {
 
 int plan(const PlanArgs& args) {
   const KernelDescription kernel = command_kernel(args.kernel, args.spec);
-  const ProblemSize problem = command_problem(kernel, args.problem);
+  const ProblemSize problem = command_problem(kernel, args.problem, args.time_steps);
   const DeviceInfo device = target_device(args.target);
   const VariantCompiler compiler = make_compiler(args.no_cache);
   const unsigned threads = args.threads > 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -316,14 +317,15 @@ std::string trace_line(const TuneProgress& p) {
 
 int tune(const TuneArgs& args) {
   const KernelDescription kernel = command_kernel(args.kernel, args.spec);
-  const ProblemSize problem = command_problem(kernel, args.problem);
+  const ProblemSize problem = command_problem(kernel, args.problem, args.time_steps);
   std::optional<Simulation> simulation;
   if (!args.simulate.empty()) simulation = recorded_simulation(args.simulate, args.simulate_arch);
   if (!simulation && !Driver::available()) {
     if (!args.or_plan) throw GpuUnavailable(Driver::unavailable_reason() + "; `blocktune plan --arch sm_90` works without a GPU");
     fmt::print("blocktune: no GPU to tune on ({}); showing the GPU-free plan for {} instead.\n\n", Driver::unavailable_reason(), kNoGpuArch);
     std::fflush(stdout);  // before the progress lines on stderr
-    return plan({.kernel = args.kernel, .problem = args.problem, .spec = args.spec, .target = {.arch = std::string(kNoGpuArch)},
+    return plan({.kernel = args.kernel, .problem = args.problem, .time_steps = args.time_steps, .spec = args.spec,
+                 .target = {.arch = std::string(kNoGpuArch)},
                  .threads = args.threads, .no_cache = args.no_cache});
   }
   std::filesystem::create_directories(std::filesystem::absolute(args.database).parent_path());
@@ -418,22 +420,42 @@ int tune(const TuneArgs& args) {
 
 int measure(const MeasureArgs& args) {
   const KernelDescription kernel = command_kernel(args.kernel, args.spec);
-  const ProblemSize problem = command_problem(kernel, args.problem);
+  const ProblemSize problem = command_problem(kernel, args.problem, args.time_steps);
   const Config config = Config::parse(args.config.empty() ? kernel.default_config : args.config);
   TimingOptions timing;
   if (args.repeats > 0) {
     timing.min_repeats = timing.max_repeats = args.repeats;
     timing.max_seconds = 1e9;
   }
-  const TrialRecord t = measure_one(kernel, args.device, problem, config, make_compiler(args.no_cache), timing);
+  const VariantCompiler compiler = make_compiler(args.no_cache);
+  const TrialRecord t = measure_one(kernel, args.device, problem, config, compiler, timing);
   fmt::print("{} {} {}: ", kernel.name, problem.to_string(), t.config);
   print_trial_line(t);
   fmt::print("\n");
-  return t.outcome == Outcome::ok ? exit_done : exit_error;
+  if (t.outcome != Outcome::ok) return exit_error;
+  if (problem.time_steps == 1 && t.steps_per_launch == 1) return exit_done;
+  // The steps a whole number of launches leaves are finished by the
+  // kernel's default configuration, measured here too.
+  std::vector<StepLaunch> launches{step_launch(t)};
+  if (problem.time_steps % t.steps_per_launch != 0) {
+    const TrialRecord fallback = measure_one(kernel, args.device, problem, Config::parse(kernel.default_config), compiler, timing);
+    if (fallback.outcome == Outcome::ok) launches.push_back(step_launch(fallback));
+  }
+  const auto plan = plan_steps(launches.front(), problem.time_steps, fastest_by_depth(launches));
+  if (!plan) {
+    fmt::print(stderr, "blocktune: {} time steps cannot be run with this configuration ({} steps per launch) and the default\n",
+               problem.time_steps, t.steps_per_launch);
+    return exit_error;
+  }
+  fmt::print("{} time steps: {} launches of {} step{}", problem.time_steps, plan->launches, t.steps_per_launch, t.steps_per_launch == 1 ? "" : "s");
+  for (const StepLaunch& launch : plan->remainder) fmt::print(", then the default ({} step{})", launch.steps, launch.steps == 1 ? "" : "s");
+  fmt::print(": {:.4f} ms, {:.4f} ms per step\n", plan->total_ms, plan->per_step_ms());
+  return exit_done;
 }
 
 int best(const BestArgs& args) {
-  const ProblemSize problem = ProblemSize::parse(args.problem);
+  ProblemSize problem = ProblemSize::parse(args.problem);
+  problem.time_steps = args.time_steps;
   const TuningDatabase db = TuningDatabase::open(args.database);
   // The run-time query answers such a problem with the kernel's defaults; asked by a person, it is a mistake.
   if (const auto ranks = db.problem_ranks(args.kernel);

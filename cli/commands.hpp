@@ -17,6 +17,7 @@ struct Target {              // which device a command is about
 struct PlanArgs {
   std::string kernel;
   std::optional<std::string> problem;  // none: the kernel's default problem
+  std::int64_t time_steps = 1;
   std::filesystem::path spec;  // a tuning spec instead of a built-in kernel
   Target target;
   bool all = false;                    // compile and list every valid configuration
@@ -31,6 +32,7 @@ struct PlanArgs {
 struct TuneArgs {
   std::string kernel;
   std::optional<std::string> problem;  // none: the kernel's default problem
+  std::int64_t time_steps = 1;
   std::filesystem::path spec;
   double timeout_floor = 10, timeout_factor = 20;
   bool in_process = false;
@@ -56,6 +58,7 @@ struct TuneArgs {
 struct MeasureArgs {
   std::string kernel, config;
   std::optional<std::string> problem;  // none: the kernel's default problem
+  std::int64_t time_steps = 1;
   std::filesystem::path spec;
   int device = 0;
   int repeats = 0;
@@ -64,6 +67,7 @@ struct MeasureArgs {
 
 struct BestArgs {
   std::string kernel, problem;
+  std::int64_t time_steps = 1;
   Target target;
   std::filesystem::path database;
 };

@@ -47,6 +47,15 @@ int check_output(int status) {
 }
 
 // --spec FILE or --t1 FILE: a tuning spec or a T1 file (the spec reader reads both) instead of a built-in kernel.
+// The objective for iterative applications: the time for this many steps.
+void add_time_steps(CLI::App& command, std::int64_t& time_steps) {
+  command.add_option("--time-steps", time_steps,
+                     "time steps the application runs: the objective is the time for all of them, so configurations that "
+                     "fuse several steps per launch compete (default 1)")
+      ->default_val(1)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+}
+
 void add_kernel_file(CLI::App* command, std::filesystem::path& file) {
   CLI::Option* spec = command->add_option("--spec", file, "tuning spec file (docs/specs.md) instead of a built-in kernel")->check(CLI::ExistingFile);
   command->add_option("--t1", file, "T1 tuning-problem file (docs/specs.md, \"T1 files\") instead of a built-in kernel")
@@ -91,6 +100,7 @@ int blocktune::cli::run(int argc, char** argv) {
   plan->add_option("--problem,-p", plan_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
   add_target_options(*plan, plan_args.target);
   add_kernel_file(plan, plan_args.spec);
+  add_time_steps(*plan, plan_args.time_steps);
   plan->add_flag("--all", plan_args.all, "compile and list every valid configuration, not a sample");
   plan->add_option("--sample,-n", plan_args.sample, "configurations to compile, drawn uniformly from the valid ones")
       ->default_val(200)
@@ -109,6 +119,7 @@ int blocktune::cli::run(int argc, char** argv) {
   tune->add_option("kernel", tune_args.kernel, "kernel to tune")->default_val(std::string(kDefaultKernel));
   tune->add_option("--problem,-p", tune_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
   tune->add_option("--device,-d", tune_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
+  add_time_steps(*tune, tune_args.time_steps);
   tune->add_option("--db", tune_args.database, "tuning database")->default_val(default_db.string());
   tune->add_flag("--or-plan", tune_args.or_plan, "with no GPU, say so and run the GPU-free plan for sm_90 instead of failing");
   tune->add_option("--strategy", tune_args.strategy, "search strategy: which configurations to measure, in what order")
@@ -151,6 +162,7 @@ int blocktune::cli::run(int argc, char** argv) {
   measure->add_option("--config,-c", measure_args.config, "configuration, e.g. block_x=64,block_y=4,... (default: the kernel's default)");
   measure->add_option("--problem,-p", measure_args.problem, "problem size, e.g. 512x512x512 (default: the spec's default_problem, else 512x512x512)");
   add_kernel_file(measure, measure_args.spec);
+  add_time_steps(*measure, measure_args.time_steps);
   measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
   measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(at_least(1));
   measure->add_flag("--no-cache", measure_args.no_cache, "compile again, ignoring the variant cache");
@@ -161,6 +173,7 @@ int blocktune::cli::run(int argc, char** argv) {
   auto* best = app.add_subcommand("best", "print the best stored configuration for a kernel, device and problem, and how it was found");
   best->add_option("kernel", best_args.kernel, "kernel")->required();
   best->add_option("--problem,-p", best_args.problem, "problem size, e.g. 512x512x512")->required();
+  add_time_steps(*best, best_args.time_steps);
   add_target_options(*best, best_args.target);
   best->add_option("--db", best_args.database, "tuning database")->default_val(default_db.string());
   best->callback([&] { status = cli::best(best_args); });

@@ -36,6 +36,10 @@ std::string ProblemSize::to_string() const {
   return text;
 }
 
+std::string ProblemSize::describe() const {
+  return time_steps == 1 ? to_string() : to_string() + ", " + std::to_string(time_steps) + " time steps";
+}
+
 ProblemSize ProblemSize::parse(std::string_view text) {
   if (text.empty()) throw std::invalid_argument("empty problem size; expected dimensions like 512x512x512");
   ProblemSize size;

@@ -18,14 +18,20 @@
 namespace blocktune {
 namespace {
 
-// A winner as the query needs it.
+// A session's winner for one step count, as the query needs it.
+struct StepWinner {
+  std::int64_t time_steps = 1;
+  StepLaunch main;
+  double total_ms = 0;
+};
+
+// A tuning session (device, kernel version, problem dims) with its winners.
 struct Tuned {
   std::size_t device = 0;  // index into State::devices
   std::vector<std::int64_t> dims;
   std::vector<double> log_dims;
-  std::string config;
-  LaunchShape shape;
-  double median_ms = 0;
+  std::vector<StepWinner> winners;   // ascending in time steps
+  std::vector<StepLaunch> fastest;   // by steps per launch, for remainders; empty without multi-step winners
 };
 
 struct Fallback {
@@ -46,13 +52,15 @@ struct QueryView {
   std::string_view kernel;
   const DeviceKey& device;
   std::span<const std::int64_t> dims;
+  std::int64_t time_steps;
 };
 
 struct QueryKey {
   std::string kernel;
   DeviceKey device;
   std::vector<std::int64_t> dims;
-  QueryView view() const { return {kernel, device, dims}; }
+  std::int64_t time_steps;
+  QueryView view() const { return {kernel, device, dims, time_steps}; }
 };
 
 struct QueryHash {
@@ -65,7 +73,7 @@ struct QueryHash {
     std::size_t seed = combine(hash(query.kernel), hash(query.device.uuid.empty() ? query.device.name
                                                                                    : query.device.uuid));
     for (const auto dim : query.dims) seed = combine(seed, static_cast<std::size_t>(dim));
-    return seed;
+    return combine(seed, static_cast<std::size_t>(query.time_steps));
   }
   std::size_t operator()(const QueryKey& key) const noexcept { return (*this)(key.view()); }
 };
@@ -73,7 +81,7 @@ struct QueryHash {
 struct QueryEqual {
   using is_transparent = void;
   static bool equal(const QueryView& a, const QueryView& b) {
-    return a.kernel == b.kernel && a.device == b.device && std::ranges::equal(a.dims, b.dims);
+    return a.kernel == b.kernel && a.device == b.device && std::ranges::equal(a.dims, b.dims) && a.time_steps == b.time_steps;
   }
   bool operator()(const QueryKey& a, const QueryKey& b) const { return equal(a.view(), b.view()); }
   bool operator()(const QueryView& a, const QueryKey& b) const { return equal(a, b.view()); }
@@ -132,6 +140,18 @@ LaunchShape read_shape(const sqlite::Cursor& row, int first_column) {
                      row.integer(first_column + 3)};
 }
 
+// A session's plan for `time_steps` steps: its winner for that many, else
+// the winners tuned for the nearest step counts first.
+std::optional<std::pair<const StepWinner*, StepPlan>> session_plan(const Tuned& tuned, std::int64_t time_steps) {
+  std::vector<const StepWinner*> candidates;
+  for (const StepWinner& winner : tuned.winners) candidates.push_back(&winner);
+  const double wanted = std::log(static_cast<double>(time_steps));
+  std::ranges::stable_sort(candidates, {}, [&](const StepWinner* w) { return std::abs(std::log(static_cast<double>(w->time_steps)) - wanted); });
+  for (const StepWinner* winner : candidates)
+    if (auto plan = plan_steps(winner->main, time_steps, tuned.fastest)) return std::pair{winner, std::move(*plan)};
+  return std::nullopt;
+}
+
 }  // namespace
 
 struct TuningDatabase::State {
@@ -142,16 +162,19 @@ struct TuningDatabase::State {
   mutable std::shared_mutex answers_mutex;
   mutable std::unordered_map<QueryKey, BestConfig, QueryHash, QueryEqual> answers;
 
-  void load(const sqlite::Connection& db);
+  void load(const sqlite::Connection& db, int schema_version);
   BestConfig answer(std::string_view kernel, const DeviceKey& device, const ProblemSize& problem) const;
 };
 
-void TuningDatabase::State::load(const sqlite::Connection& db) {
+void TuningDatabase::State::load(const sqlite::Connection& db, int schema_version) {
   // Several source versions of a kernel may have a winner for the same device
   // and problem: rows come oldest first, so the newest version's replaces them.
-  sqlite::Statement winners = db.prepare(R"sql(
+  // Readers do not migrate: before version 5 every winner is for one step.
+  const bool steps = schema_version >= schema::time_steps_version;
+  sqlite::Statement winners = db.prepare(std::string(R"sql(
     SELECT k.name, d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, p.dims,
-           t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.median_ms
+           t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.median_ms, k.id, )sql") +
+                                         (steps ? "w.time_steps, t.steps_per_launch, w.total_ms" : "1, 1, t.median_ms") + R"sql(
     FROM winners w
     JOIN kernels k ON k.id = w.kernel_id
     JOIN devices d ON d.id = w.device_id
@@ -159,29 +182,58 @@ void TuningDatabase::State::load(const sqlite::Connection& db) {
     JOIN trials t ON t.id = w.trial_id
     ORDER BY k.created_at, k.id)sql");
   std::map<std::string, std::size_t, std::less<>> device_index;
-  std::map<std::tuple<std::string, std::size_t, std::string>, std::size_t> slot;
+  // The session a (kernel, device, dims) slot holds, and the kernel version it came from.
+  std::map<std::tuple<std::string, std::size_t, std::string>, std::pair<std::size_t, std::int64_t>> slot;
+  std::map<std::tuple<std::string, std::string, std::string>, Tuned*> multi_step;  // by kernel, device uuid, dims
   for (auto row = winners.query(); row.next();) {
     auto [device, added] = device_index.try_emplace(row.text(1), devices.size());
     if (added) devices.push_back({row.text(1), row.text(2), row.integer(3), row.integer(4), row.integer(5)});
 
-    Tuned tuned;
-    tuned.device = device->second;
-    try {
-      tuned.dims = ProblemSize::parse(row.text_view(6)).dims;
-    } catch (const std::invalid_argument& error) {
-      throw StoreError(sqlite::quoted(path) + " holds an invalid " + error.what());
-    }
-    tuned.log_dims = log_dims(tuned.dims);
-    tuned.config = row.text(7);
-    tuned.shape = read_shape(row, 8);
-    tuned.median_ms = row.real(12);
-
     KernelModel& model = kernels[row.text(0)];
-    auto [place, fresh] = slot.try_emplace({row.text(0), tuned.device, row.text(6)}, model.tuned.size());
+    const std::int64_t kernel_id = row.int64(13);
+    auto [place, fresh] = slot.try_emplace({row.text(0), device->second, row.text(6)}, std::pair{model.tuned.size(), kernel_id});
     if (fresh) {
-      model.tuned.push_back(std::move(tuned));
-    } else {
-      model.tuned[place->second] = std::move(tuned);
+      Tuned& tuned = model.tuned.emplace_back();
+      tuned.device = device->second;
+      try {
+        tuned.dims = ProblemSize::parse(row.text_view(6)).dims;
+      } catch (const std::invalid_argument& error) {
+        throw StoreError(sqlite::quoted(path) + " holds an invalid " + error.what());
+      }
+      tuned.log_dims = log_dims(tuned.dims);
+    } else if (place->second.second != kernel_id) {
+      model.tuned[place->second.first].winners.clear();  // a newer kernel version
+      place->second.second = kernel_id;
+    }
+    Tuned& tuned = model.tuned[place->second.first];
+    const StepLaunch main{row.text(7), read_shape(row, 8), row.int64(15), row.real(12)};
+    tuned.winners.push_back({row.int64(14), main, row.real(16)});
+    if (tuned.winners.back().time_steps > 1) multi_step[{row.text(0), row.text(1), row.text(6)}] = &tuned;
+  }
+  for (auto& [name, model] : kernels)
+    for (Tuned& tuned : model.tuned) std::ranges::sort(tuned.winners, {}, &StepWinner::time_steps);
+  // Remainders are composed from a session's fastest launch per steps per
+  // launch; only sessions tuned for several steps need them.
+  if (!multi_step.empty()) {
+    sqlite::Statement fastest = db.prepare(R"sql(
+      SELECT k.name, d.uuid, p.dims, t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.steps_per_launch, min(t.median_ms)
+      FROM trials t
+      JOIN kernels k ON k.id = t.kernel_id
+      JOIN devices d ON d.id = t.device_id
+      JOIN problems p ON p.id = t.problem_id
+      WHERE t.outcome = 'ok' AND (t.device_id, t.kernel_id, t.problem_id) IN (SELECT device_id, kernel_id, problem_id FROM winners WHERE time_steps > 1)
+      GROUP BY t.device_id, t.kernel_id, t.problem_id, t.steps_per_launch
+      ORDER BY k.created_at, k.id, t.steps_per_launch)sql");
+    for (auto row = fastest.query(); row.next();) {
+      const auto session = multi_step.find({row.text(0), row.text(1), row.text(2)});
+      if (session == multi_step.end()) continue;
+      std::vector<StepLaunch>& launches = session->second->fastest;
+      const StepLaunch launch{row.text(3), read_shape(row, 4), row.int64(8), row.real(9)};
+      // An older kernel version's rows come first: the newer one's replace them.
+      if (const auto same = std::ranges::find(launches, launch.steps, &StepLaunch::steps); same != launches.end())
+        *same = launch;
+      else
+        launches.push_back(launch);
     }
   }
 
@@ -213,38 +265,52 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
   const auto wanted = log_dims(problem.dims);
   for (const auto level : {MatchKind::nearest_problem, MatchKind::same_device_name,
                            MatchKind::same_arch_and_sm_count, MatchKind::same_arch}) {
-    // Within a level: nearest problem, then closest SM count, then fastest;
-    // the uuid makes the choice deterministic.
+    // Within a level: nearest problem, then closest SM count, then fastest
+    // per step; the uuid makes the choice deterministic. A session whose
+    // winners cannot run the steps asked does not qualify.
     const Tuned* best = nullptr;
+    std::optional<std::pair<const StepWinner*, StepPlan>> best_plan;
     std::tuple<double, int, double, std::string_view> best_rank;
     for (const Tuned& tuned : model.tuned) {
       const DeviceKey& tuned_on = devices[tuned.device];
       if (tuned.dims.size() != problem.dims.size() || !qualifies(level, tuned_on, device)) continue;
+      auto plan = session_plan(tuned, problem.time_steps);
+      if (!plan) continue;
       const std::tuple rank{log_distance(tuned.log_dims, wanted), std::abs(tuned_on.sm_count - device.sm_count),
-                            tuned.median_ms, std::string_view(tuned_on.uuid)};
+                            plan->second.per_step_ms(), std::string_view(tuned_on.uuid)};
       if (!best || rank < best_rank) {
         best = &tuned;
+        best_plan = std::move(plan);
         best_rank = rank;
       }
     }
     if (best) {
       const DeviceKey& tuned_on = devices[best->device];
+      const auto& [winner, plan] = *best_plan;
       BestConfig answer;
-      answer.match = level == MatchKind::nearest_problem && best->dims == problem.dims ? MatchKind::exact : level;
-      answer.shape = best->shape;
-      answer.parameters = parse_config(best->config);
-      answer.config = best->config;
-      answer.median_ms = best->median_ms;
+      answer.match = level == MatchKind::nearest_problem && best->dims == problem.dims && winner->time_steps == problem.time_steps
+                         ? MatchKind::exact
+                         : level;
+      answer.shape = plan.main.shape;
+      answer.parameters = parse_config(plan.main.config);
+      answer.config = plan.main.config;
+      answer.median_ms = plan.main.median_ms;
       answer.tuned_device = tuned_on.name;
       answer.tuned_device_uuid = tuned_on.uuid;
-      answer.tuned_problem.dims = best->dims;
+      answer.tuned_problem = ProblemSize{best->dims, winner->time_steps};
+      answer.time_steps = problem.time_steps;
+      answer.steps_per_launch = plan.main.steps;
+      answer.launches = plan.launches;
+      answer.remainder = plan.remainder;
+      answer.total_ms = plan.total_ms;
       return answer;
     }
   }
 
-  const auto fallback = [](MatchKind match, const Fallback& chosen) {
+  const auto fallback = [&problem](MatchKind match, const Fallback& chosen) {
     BestConfig answer;
     answer.match = match;
+    answer.time_steps = answer.launches = problem.time_steps;
     answer.shape = chosen.shape;
     answer.parameters = parse_config(chosen.config);
     answer.config = chosen.config;
@@ -264,8 +330,7 @@ TuningDatabase TuningDatabase::open(const std::filesystem::path& file) {
   auto state = std::make_shared<State>();
   state->path = file;
   sqlite::Transaction snapshot(db, sqlite::Transaction::Kind::read);  // one consistent view
-  schema::require_tuning_database(db);
-  state->load(db);
+  state->load(db, schema::require_tuning_database(db));
   snapshot.commit();
   return TuningDatabase(std::move(state));
 }
@@ -273,7 +338,7 @@ TuningDatabase TuningDatabase::open(const std::filesystem::path& file) {
 const BestConfig& TuningDatabase::best(std::string_view kernel, const DeviceKey& device,
                                        const ProblemSize& problem) const& {
   State& state = *state_;
-  const QueryView query{kernel, device, problem.dims};
+  const QueryView query{kernel, device, problem.dims, problem.time_steps};
   {
     std::shared_lock lock(state.answers_mutex);
     if (const auto cached = state.answers.find(query); cached != state.answers.end()) return cached->second;
@@ -281,7 +346,7 @@ const BestConfig& TuningDatabase::best(std::string_view kernel, const DeviceKey&
   BestConfig answer = state.answer(kernel, device, problem);
   std::unique_lock lock(state.answers_mutex);
   // Map nodes never move, so the reference outlives the lock.
-  return state.answers.try_emplace(QueryKey{std::string(kernel), device, problem.dims}, std::move(answer))
+  return state.answers.try_emplace(QueryKey{std::string(kernel), device, problem.dims, problem.time_steps}, std::move(answer))
       .first->second;
 }
 
@@ -347,7 +412,19 @@ std::string format_best(const BestConfig& best) {
   text += "found by:      " + std::string(describe(best.match));
   if (!best.tuned_device.empty())
     text += " (tuned on " + best.tuned_device + " " + best.tuned_device_uuid + " for " +
-            best.tuned_problem.to_string() + ", median " + format_number(best.median_ms) + " ms)";
+            best.tuned_problem.describe() + ", median " + format_number(best.median_ms) + " ms per launch)";
+  if (best.time_steps > 1 || best.steps_per_launch > 1) {
+    text += "\ntime steps:    " + std::to_string(best.time_steps) + " as " + std::to_string(best.launches) + " launches of " +
+            std::to_string(best.steps_per_launch) + (best.steps_per_launch == 1 ? " step" : " steps");
+    for (const StepLaunch& launch : best.remainder)
+      text += ", then " + launch.config + " (" + std::to_string(launch.steps) + (launch.steps == 1 ? " step)" : " steps)");
+    if (best.total_ms > 0)
+      text += "; " + format_number(best.total_ms) + " ms in all, " + format_number(best.total_ms / static_cast<double>(best.time_steps)) +
+              " ms per step";
+    if (!best.tuned_device.empty() && best.tuned_problem.time_steps != best.time_steps)
+      text += "\n               (no winner tuned for " + std::to_string(best.time_steps) + " time steps: the one tuned for " +
+              std::to_string(best.tuned_problem.time_steps) + ", the nearest step count that fits)";
+  }
   return text;
 }
 

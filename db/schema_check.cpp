@@ -27,9 +27,11 @@ int check(const sqlite::Connection& db) {
   throw StoreError(sqlite::quoted(db.path()) + " is a SQLite database of another application, not a blocktune tuning database");
 }
 
-void require_tuning_database(const sqlite::Connection& db) {
-  if (check(db) == 0)
+int require_tuning_database(const sqlite::Connection& db) {
+  const int version = check(db);
+  if (version == 0)
     throw StoreError(sqlite::quoted(db.path()) + " is an empty SQLite database, not a blocktune tuning database");
+  return version;
 }
 
 }  // namespace blocktune::schema

@@ -157,11 +157,37 @@ void add_compile_timeout_outcome(const sqlite::Connection& db) {
   db.exec("INSERT INTO trials_v4 SELECT * FROM trials; DROP TABLE trials; ALTER TABLE trials_v4 RENAME TO trials;");
 }
 
+// 4 -> 5: time steps. A trial says how many steps one launch advances (1 for
+// every trial before), and winners are stored per number of time steps (the
+// old ones are the winners for one step).
+constexpr const char* time_steps_migration = R"sql(
+ALTER TABLE trials ADD COLUMN steps_per_launch INTEGER NOT NULL DEFAULT 1 CHECK (steps_per_launch >= 1);
+CREATE TABLE winners_v5 (
+  device_id        INTEGER NOT NULL REFERENCES devices (id),
+  kernel_id        INTEGER NOT NULL REFERENCES kernels (id),
+  problem_id       INTEGER NOT NULL REFERENCES problems (id),
+  time_steps       INTEGER NOT NULL CHECK (time_steps >= 1),
+  trial_id         INTEGER NOT NULL REFERENCES trials (id),  -- the main launch
+  total_ms         REAL    NOT NULL,  -- time for time_steps steps, the remainder's launches included
+  margin_runner_up REAL    NOT NULL,  -- runner-up total / winner total, 0 when unknown
+  margin_default   REAL    NOT NULL,  -- default config total / winner total, 0 when unknown
+  updated_at       INTEGER NOT NULL,
+  PRIMARY KEY (device_id, kernel_id, problem_id, time_steps)
+) WITHOUT ROWID;
+INSERT INTO winners_v5
+  SELECT w.device_id, w.kernel_id, w.problem_id, 1, w.trial_id, t.median_ms, w.margin_runner_up, w.margin_default, w.updated_at
+  FROM winners w JOIN trials t ON t.id = w.trial_id;
+DROP TABLE winners;
+ALTER TABLE winners_v5 RENAME TO winners;
+)sql";
+
 void apply_migration(const sqlite::Connection& db, int from_version) {
   if (from_version < static_cast<int>(sql_migrations.size())) {
     db.exec(sql_migrations[static_cast<std::size_t>(from_version)]);
-  } else {
+  } else if (from_version + 1 == compile_timeout_version) {
     add_compile_timeout_outcome(db);
+  } else {
+    db.exec(time_steps_migration);
   }
 }
 

@@ -119,6 +119,7 @@ std::optional<std::string> find_problem(const TrialRecord& trial) {
     return "config '" + trial.config + "': an ok trial needs a positive median time";
   if (trial.predicted_ms && !(std::isfinite(*trial.predicted_ms) && *trial.predicted_ms > 0))
     return "config '" + trial.config + "': a predicted time must be a positive number";
+  if (trial.steps_per_launch < 1) return "config '" + trial.config + "': a launch advances at least one time step";
   return std::nullopt;
 }
 
@@ -179,15 +180,25 @@ TrialRecord read_trial(const sqlite::Cursor& row, int first, const std::filesyst
   trial.metric = row.real(next());
   trial.metric_unit = row.text(next());
   if (const int predicted = next(); !row.is_null(predicted)) trial.predicted_ms = row.real(predicted);
+  trial.steps_per_launch = row.int64(next());
   return trial;
 }
 
 std::string trial_select_list(int schema_version) {
-  constexpr std::string_view predicted = "predicted_ms";
-  std::string list(trial_columns);
-  if (schema_version < schema::predicted_ms_version) list.replace(list.rfind(predicted), predicted.size(), "NULL");
+  // A column added after schema_version reads as its value for older trials.
+  std::string list;
+  for (std::string_view rest = trial_columns; !rest.empty();) {
+    const auto comma = rest.find(", ");
+    std::string_view column = rest.substr(0, comma);
+    rest = comma == rest.npos ? std::string_view() : rest.substr(comma + 2);
+    if (column == "predicted_ms" && schema_version < schema::predicted_ms_version) column = "NULL";
+    if (column == "steps_per_launch" && schema_version < schema::time_steps_version) column = "1";
+    list.append(list.empty() ? "" : ", ").append(column);
+  }
   return list;
 }
+
+StepLaunch step_launch(const TrialRecord& trial) { return {trial.config, trial.shape, trial.steps_per_launch, trial.median_ms}; }
 
 // ---- Store ----
 
@@ -230,23 +241,25 @@ Store::Impl::Impl(sqlite::Connection connection)
       trial_timestamp(db.prepare("SELECT timestamp FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND "
                                  "problem_id = ?3 AND config = ?4")),
       upsert_trial(db.prepare(upsert_trial_sql())),
-      best_two(db.prepare(R"sql(
-        SELECT id, config, block_x, block_y, block_z, carveout, median_ms FROM trials
+      ok_launches(db.prepare(R"sql(
+        SELECT id, config, block_x, block_y, block_z, carveout, steps_per_launch, median_ms FROM trials
         WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND outcome = 'ok'
-        ORDER BY median_ms, min_ms, config LIMIT 2)sql")),
+        ORDER BY median_ms, min_ms, config)sql")),
       default_config(db.prepare("SELECT default_config FROM kernels WHERE id = ?1")),
-      default_trial(db.prepare("SELECT median_ms, block_x, block_y, block_z, carveout FROM trials WHERE "
-                               "device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND config = ?4 AND outcome = 'ok'")),
       learn_default_shape(db.prepare(
           "UPDATE kernels SET default_block_x = ?3, default_block_y = ?4, default_block_z = ?5, default_carveout = ?6 "
           "WHERE id = ?1 AND default_config = ?2 AND default_block_x IS NULL")),
       upsert_winner(db.prepare(R"sql(
-        INSERT INTO winners (device_id, kernel_id, problem_id, trial_id, margin_runner_up, margin_default, updated_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-        ON CONFLICT (device_id, kernel_id, problem_id) DO UPDATE SET
-          trial_id = excluded.trial_id, margin_runner_up = excluded.margin_runner_up,
+        INSERT INTO winners (device_id, kernel_id, problem_id, time_steps, trial_id, total_ms, margin_runner_up, margin_default,
+                             updated_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        ON CONFLICT (device_id, kernel_id, problem_id, time_steps) DO UPDATE SET
+          trial_id = excluded.trial_id, total_ms = excluded.total_ms, margin_runner_up = excluded.margin_runner_up,
           margin_default = excluded.margin_default, updated_at = excluded.updated_at)sql")),
-      delete_winner(db.prepare("DELETE FROM winners WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3")),
+      delete_winner(db.prepare(
+          "DELETE FROM winners WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND time_steps = ?4")),
+      winner_time_steps(db.prepare(
+          "SELECT time_steps FROM winners WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 ORDER BY time_steps")),
       upsert_arch_default(db.prepare(R"sql(
         INSERT INTO arch_defaults (kernel_name, cc_major, cc_minor, config, block_x, block_y, block_z, carveout)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -338,7 +351,7 @@ void Store::Impl::write_trial(std::int64_t device_id, std::int64_t kernel_id, st
                    t.spread, t.registers, t.static_smem, t.dynamic_smem, t.local_bytes, t.spill_stores,
                    t.spill_loads, t.blocks_per_sm, t.occupancy, t.limiting_factor, t.compile_s, t.verify_s,
                    t.benchmark_s, t.timestamp != 0 ? t.timestamp : now(), t.blocktune_version, t.sm_clock_mhz,
-                   t.metric, t.metric_unit, t.predicted_ms);
+                   t.metric, t.metric_unit, t.predicted_ms, t.steps_per_launch);
 }
 
 void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
@@ -348,42 +361,44 @@ void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64
 }
 
 std::optional<Winner> Store::Impl::recompute_winner(std::int64_t device_id, std::int64_t kernel_id,
-                                                    std::int64_t problem_id, std::string_view default_text) {
-  std::int64_t trial_id = 0;
-  Winner winner;
-  double runner_up_ms = 0;
-  {
-    auto rows = best_two.query(device_id, kernel_id, problem_id);
-    if (!rows.next()) {
-      delete_winner.run(device_id, kernel_id, problem_id);
-      return std::nullopt;
-    }
-    trial_id = rows.int64(0);
-    winner.config = rows.text(1);
-    winner.shape = LaunchShape{{rows.integer(2), rows.integer(3), rows.integer(4)}, rows.integer(5)};
-    winner.median_ms = rows.real(6);
-    if (rows.next()) runner_up_ms = rows.real(6);
+                                                    std::int64_t problem_id, std::string_view default_text,
+                                                    std::int64_t time_steps) {
+  // Fastest first, so that of equal plans the fastest launch wins.
+  std::vector<std::int64_t> trial_ids;
+  std::vector<StepLaunch> launches;
+  for (auto rows = ok_launches.query(device_id, kernel_id, problem_id); rows.next();) {
+    trial_ids.push_back(rows.int64(0));
+    launches.push_back({rows.text(1), LaunchShape{{rows.integer(2), rows.integer(3), rows.integer(4)}, rows.integer(5)},
+                        rows.int64(6), rows.real(7)});
   }
+  const auto ranked = best_step_plan(launches, time_steps);
+  if (!ranked) {
+    delete_winner.run(device_id, kernel_id, problem_id, time_steps);
+    return std::nullopt;
+  }
+  Winner winner{ranked->best.main.config, ranked->best.main.shape, ranked->best.main.median_ms, 0, 0, time_steps, ranked->best};
+
   std::string default_name(default_text);
   if (default_name.empty())
     if (auto row = default_config.query(kernel_id); row.next()) default_name = row.text(0);
   double default_ms = 0;
-  if (auto row = default_trial.query(device_id, kernel_id, problem_id, default_name); row.next()) {
-    default_ms = row.real(0);
-    learn_default_shape.run(kernel_id, default_name, row.integer(1), row.integer(2), row.integer(3), row.integer(4));
+  if (const auto found = std::ranges::find(launches, default_name, &StepLaunch::config); found != launches.end()) {
+    if (const auto plan = plan_steps(*found, time_steps, fastest_by_depth(launches))) default_ms = plan->total_ms;
+    learn_default_shape.run(kernel_id, default_name, found->shape.block[0], found->shape.block[1], found->shape.block[2],
+                            found->shape.carveout);
   }
-
-  winner.margin_runner_up = runner_up_ms / winner.median_ms;
-  winner.margin_default = default_ms / winner.median_ms;
-  upsert_winner.run(device_id, kernel_id, problem_id, trial_id, winner.margin_runner_up, winner.margin_default,
-                    now());
+  winner.margin_runner_up = ranked->runner_up_ms / winner.plan.total_ms;
+  winner.margin_default = default_ms / winner.plan.total_ms;
+  upsert_winner.run(device_id, kernel_id, problem_id, time_steps, trial_ids[ranked->index], winner.plan.total_ms,
+                    winner.margin_runner_up, winner.margin_default, now());
   return winner;
 }
 
 std::optional<Winner> Store::update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                           std::string_view default_config) {
+                                           std::string_view default_config, std::int64_t time_steps) {
+  if (time_steps < 1) throw std::invalid_argument(fmt::format("{} time steps: a problem runs at least one", time_steps));
   sqlite::Transaction transaction(impl_->db);
-  auto winner = impl_->recompute_winner(device_id, kernel_id, problem_id, default_config);
+  auto winner = impl_->recompute_winner(device_id, kernel_id, problem_id, default_config, time_steps);
   transaction.commit();
   return winner;
 }

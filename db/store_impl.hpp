@@ -35,11 +35,18 @@ struct Dump {
     std::string device_uuid;
     DeviceMetric metric;
   };
+  // A session with a winner for more than one time step (problem.time_steps):
+  // winners are derived, but which step counts were tuned is not.
+  struct StepCount {
+    std::string device_uuid, kernel_name, source_hash;
+    ProblemSize problem;
+  };
   std::vector<DeviceRecord> devices;
   std::vector<Metric> device_metrics;
   std::vector<Kernel> kernels;
   std::vector<ArchDefault> arch_defaults;
   std::vector<Trial> trials;
+  std::vector<StepCount> step_counts;
 };
 
 // The trial columns after the session key, in the order of TrialRecord.
@@ -47,7 +54,7 @@ inline constexpr std::string_view trial_columns =
     "config, block_x, block_y, block_z, carveout, outcome, message, samples_ms, median_ms, min_ms, mean_ms, "
     "spread, registers, static_smem, dynamic_smem, local_bytes, spill_stores, spill_loads, blocks_per_sm, "
     "occupancy, limiting_factor, compile_s, verify_s, benchmark_s, timestamp, blocktune_version, sm_clock_mhz, "
-    "metric, metric_unit, predicted_ms";
+    "metric, metric_unit, predicted_ms, steps_per_launch";
 
 // trial_columns as a select list for a database of schema_version: readers
 // do not migrate, so a column added after that version is read as NULL.
@@ -88,14 +95,15 @@ struct Store::Impl {
 
   // Without a transaction of its own: update_winner and imports wrap it.
   std::optional<Winner> recompute_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                         std::string_view default_config);
+                                         std::string_view default_config, std::int64_t time_steps);
   std::int64_t find_or_add_problem(std::int64_t kernel_id, const std::string& dims);
   void write_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const TrialRecord&);
   ImportStats apply(const Dump& dump, const ImportProgress& progress);  // in one transaction
 
   sqlite::Connection db;
   sqlite::Statement upsert_device, upsert_kernel, find_problem_id, insert_problem, select_trials, has_trial,
-      trial_timestamp, upsert_trial, best_two, default_config, default_trial, learn_default_shape, upsert_winner, delete_winner,
+      trial_timestamp, upsert_trial, ok_launches, default_config, learn_default_shape, upsert_winner, delete_winner,
+      winner_time_steps,
       upsert_arch_default, upsert_device_metric, select_device_metrics;
 };
 

@@ -106,7 +106,16 @@ Json to_json(const Dump::Trial& entry) {
           {"sm_clock_mhz", t.sm_clock_mhz},
           {"metric", t.metric},
           {"metric_unit", t.metric_unit},
-          {"predicted_ms", t.predicted_ms ? Json(*t.predicted_ms) : Json()}};
+          {"predicted_ms", t.predicted_ms ? Json(*t.predicted_ms) : Json()},
+          {"steps_per_launch", t.steps_per_launch}};
+}
+
+Json to_json(const Dump::StepCount& entry) {
+  return {{"device", entry.device_uuid},
+          {"kernel", entry.kernel_name},
+          {"source_hash", entry.source_hash},
+          {"problem", entry.problem.to_string()},
+          {"time_steps", entry.problem.time_steps}};
 }
 
 // One record per line: large exports stay readable and diff well.
@@ -332,7 +341,23 @@ Dump dump_from_json(const Json& root, std::string_view source) {
     t.metric_unit = f.get<std::string>("metric_unit", "");
     // Absent from exports of blocktune versions before predictions were stored.
     if (f.has("predicted_ms")) t.predicted_ms = f.get<double>("predicted_ms");
+    t.steps_per_launch = f.get<std::int64_t>("steps_per_launch", 1);
     check(f, t);
+  }
+  const Json& step_winners = section(root, "step_winners", source);  // absent from exports before time steps
+  for (std::size_t i = 0; i < step_winners.size(); ++i) {
+    const Fields f(step_winners[i], place("step_winners", i), source);
+    Dump::StepCount& entry = dump.step_counts.emplace_back();
+    entry.device_uuid = f.get<std::string>("device");
+    entry.kernel_name = f.get<std::string>("kernel");
+    entry.source_hash = f.get<std::string>("source_hash");
+    try {
+      entry.problem = ProblemSize::parse(f.get<std::string>("problem"));
+    } catch (const std::invalid_argument& error) {
+      f.fail("problem", error.what());
+    }
+    entry.problem.time_steps = f.get<std::int64_t>("time_steps");
+    if (entry.problem.time_steps < 1) f.fail("time_steps", "a problem runs at least one time step");
   }
   return dump;
 }
@@ -401,6 +426,18 @@ Dump read_dump(const sqlite::Connection& db) {
   for (auto row = trials.query(); row.next();)
     dump.trials.push_back(
         {row.text(0), row.text(1), row.text(2), stored_problem(row.text_view(3), db.path()), read_trial(row, 4, db.path())});
+
+  if (version >= schema::time_steps_version) {
+    auto step_counts = db.prepare(
+        "SELECT d.uuid, k.name, k.source_hash, p.dims, w.time_steps FROM winners w JOIN devices d ON d.id = w.device_id "
+        "JOIN kernels k ON k.id = w.kernel_id JOIN problems p ON p.id = w.problem_id WHERE w.time_steps > 1 "
+        "ORDER BY w.device_id, w.kernel_id, w.problem_id, w.time_steps");
+    for (auto row = step_counts.query(); row.next();) {
+      ProblemSize problem = stored_problem(row.text_view(3), db.path());
+      problem.time_steps = row.int64(4);
+      dump.step_counts.push_back({row.text(0), row.text(1), row.text(2), std::move(problem)});
+    }
+  }
   return dump;
 }
 
@@ -497,8 +534,20 @@ ImportStats Store::Impl::apply(const Dump& dump, const ImportProgress& progress)
     write_trial(device, kernel, problem, entry.record);
     sessions.emplace(device, kernel, problem);
   }
-  for (const auto& [device, kernel, problem] : sessions)
-    if (recompute_winner(device, kernel, problem, {})) ++stats.winners;
+  // The winners for one step, and for every step count the session was tuned
+  // for here or in the input.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::set<std::int64_t>> step_counts;
+  for (const auto& session : sessions) step_counts[session].insert(1);
+  for (const auto& entry : dump.step_counts) {
+    const auto kernel = lookup(kernel_ids, std::pair{entry.kernel_name, entry.source_hash}, "kernel");
+    step_counts[{lookup(device_ids, entry.device_uuid, "device"), kernel, problem_id(kernel, entry.problem)}].insert(entry.problem.time_steps);
+  }
+  for (auto& [session, counts] : step_counts) {
+    const auto& [device, kernel, problem] = session;
+    for (auto row = winner_time_steps.query(device, kernel, problem); row.next();) counts.insert(row.int64(0));
+    for (const std::int64_t time_steps : counts)
+      if (recompute_winner(device, kernel, problem, {}, time_steps)) ++stats.winners;
+  }
 
   const auto [devices_after, kernels_after, problems_after] = count();
   stats.devices = devices_after - devices_before;
@@ -544,7 +593,8 @@ void export_json(const std::filesystem::path& file, std::ostream& out) {
   write_section(out, "device_metrics", dump.device_metrics, false);
   write_section(out, "kernels", dump.kernels, false);
   write_section(out, "arch_defaults", dump.arch_defaults, false);
-  write_section(out, "trials", dump.trials, true);
+  write_section(out, "trials", dump.trials, false);
+  write_section(out, "step_winners", dump.step_counts, true);
   out << "}\n";
   if (!out) throw StoreError("exporting " + sqlite::quoted(file) + ": the output could not be written");
 }

@@ -13,8 +13,17 @@ namespace blocktune {
 namespace {
 
 // Every session with its counts and winner, in the order DatabaseSummary documents.
+int schema_version(const sqlite::Connection& db) {
+  auto user_version = db.prepare("PRAGMA user_version");
+  auto row = user_version.query();
+  return row.next() ? row.integer(0) : 0;
+}
+
 std::vector<SessionSummary> read_sessions(const sqlite::Connection& db) {
-  auto sessions = db.prepare(R"sql(
+  const int version = schema_version(db);
+  // Readers do not migrate: before version 5 a session has one winner, for one step.
+  const std::string_view single_step = version >= schema::time_steps_version ? "AND w.time_steps = 1" : "";
+  auto sessions = db.prepare(fmt::format(R"sql(
     SELECT d.uuid, d.name, k.name, k.source_hash, p.dims, s.trials, s.ok_trials,
            t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.median_ms, w.margin_runner_up, w.margin_default
     FROM (SELECT device_id, kernel_id, problem_id, count(*) AS trials, sum(outcome = 'ok') AS ok_trials
@@ -22,9 +31,10 @@ std::vector<SessionSummary> read_sessions(const sqlite::Connection& db) {
     JOIN devices d ON d.id = s.device_id
     JOIN kernels k ON k.id = s.kernel_id
     JOIN problems p ON p.id = s.problem_id
-    LEFT JOIN winners w USING (device_id, kernel_id, problem_id)
+    LEFT JOIN winners w ON w.device_id = s.device_id AND w.kernel_id = s.kernel_id AND w.problem_id = s.problem_id
+                           {}
     LEFT JOIN trials t ON t.id = w.trial_id
-    ORDER BY k.name, k.created_at, d.name, d.uuid, p.id)sql");
+    ORDER BY k.name, k.created_at, d.name, d.uuid, p.id)sql", single_step));
   std::vector<SessionSummary> summaries;
   for (auto row = sessions.query(); row.next();) {
     SessionSummary& s = summaries.emplace_back();
@@ -39,9 +49,10 @@ std::vector<SessionSummary> read_sessions(const sqlite::Connection& db) {
     }
     s.trials = row.int64(5);
     s.ok_trials = row.int64(6);
-    if (!row.is_null(7))
-      s.winner = Winner{row.text(7), LaunchShape{{row.integer(8), row.integer(9), row.integer(10)}, row.integer(11)},
-                        row.real(12), row.real(13), row.real(14)};
+    if (!row.is_null(7)) {
+      const StepLaunch main{row.text(7), LaunchShape{{row.integer(8), row.integer(9), row.integer(10)}, row.integer(11)}, 1, row.real(12)};
+      s.winner = Winner{main.config, main.shape, main.median_ms, row.real(13), row.real(14), 1, StepPlan{main, 1, {}, main.median_ms}};
+    }
   }
   return summaries;
 }
@@ -129,12 +140,14 @@ CheckReport check_database(const std::filesystem::path& file) {
                       "problem_id FROM trials WHERE outcome = 'ok') s LEFT JOIN winners w USING (device_id, "
                       "kernel_id, problem_id) WHERE w.trial_id IS NULL",
                       session_name));
+  // Winners for more time steps are plans (time_steps.hpp), not checked here.
+  const bool steps = schema_version(db) >= schema::time_steps_version;
   collect(report.warnings,
-          fmt::format("SELECT {} || ': the stored winner is not the fastest ok trial' FROM winners s "
-                      "JOIN trials t ON t.id = s.trial_id WHERE t.median_ms > (SELECT min(median_ms) FROM trials o "
+          fmt::format("SELECT {} || ': the stored winner for one time step is not the fastest ok single-step trial' FROM winners s "
+                      "JOIN trials t ON t.id = s.trial_id WHERE {} t.median_ms > (SELECT min(median_ms) FROM trials o "
                       "WHERE o.device_id = s.device_id AND o.kernel_id = s.kernel_id AND o.problem_id = s.problem_id "
-                      "AND o.outcome = 'ok')",
-                      session_name));
+                      "AND o.outcome = 'ok' {})",
+                      session_name, steps ? "s.time_steps = 1 AND" : "", steps ? "AND o.steps_per_launch = 1" : ""));
   return report;
 }
 

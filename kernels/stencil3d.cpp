@@ -100,6 +100,7 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_parameter({"fused_steps", {1, 2, 3, 4}});
   k.space.add_parameter({"carveout", {-1, 0, 100}});
   k.space.add_constraint("block_x * block_y * block_z <= max_threads_per_block");
+
   k.space.add_constraint("block_x * block_y * block_z >= 64");
   // A z loop walks a chunk of planes; without one each thread takes one plane.
   k.space.add_constraint(R"(zloop == "NONE" ? z_chunk == 1 : z_chunk > 1 && block_z == 1)");
@@ -144,6 +145,8 @@ KernelDescription stencil3d(int radius, ElementType type) {
                                      written_x, written_y));
   const std::string stream_smem = fmt::format("fused_steps * 2 * block_y * py * block_x * vx * {}", size_of(type));
   k.space.add_constraint(fmt::format(R"(strategy != "STREAM" || {} <= max_shared_per_block)", stream_smem));
+  // A launch advances fused_steps time steps, reading `in` and writing `out`.
+  set_time_steps(k, "fused_steps", "in", "out");
   k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx", "py", "fused_steps"};
 
   const std::string interior = fmt::format("- {}", 2 * radius);

@@ -374,7 +374,7 @@ std::vector<Session> select_sessions(const DatabaseContents& contents, const Rep
       tuned_on.insert(device->name);
       continue;
     }
-    if (filter.problem && summary.problem != *filter.problem) {
+    if (filter.problem && summary.problem.dims != filter.problem->dims) {  // measurements serve every step count
       tuned_for.insert(summary.problem.to_string());
       continue;
     }

@@ -22,6 +22,7 @@ struct ReportOptions {
 
 struct ExplainOptions {
   std::string database, kernel, problem, config, device;
+  std::int64_t time_steps = 1;
 };
 
 std::optional<ProblemSize> parse_problem(const std::string& text) {
@@ -77,10 +78,15 @@ void add_report_commands(CLI::App& app, const std::filesystem::path& default_db,
                               "configuration, e.g. block_x=64,block_y=2,... (default: the winner)");
   explain_command->add_option("--device,-d", explain_options->device,
                               "device uuid or part of its name (default: the one the kernel was tuned on)");
+  explain_command->add_option("--time-steps", explain_options->time_steps,
+                              "time steps the application runs: explain the winner for that many, and what fusing steps gains")
+      ->default_val(1)
+      ->check(CLI::PositiveNumber);
   explain_command->add_option("--db", explain_options->database, "tuning database")->capture_default_str();
   on_run(explain_command, err, [explain_options, &out] {
-    const ExplainQuery query{explain_options->kernel, ProblemSize::parse(explain_options->problem),
-                             explain_options->device, explain_options->config};
+    ProblemSize problem = ProblemSize::parse(explain_options->problem);
+    problem.time_steps = explain_options->time_steps;
+    const ExplainQuery query{explain_options->kernel, problem, explain_options->device, explain_options->config};
     out << explain(explain_options->database, query);
   });
 }

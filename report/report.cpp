@@ -51,6 +51,41 @@ std::string canonical_config(std::string_view text, const KernelRecord& kernel) 
   return fmt::format("{}", fmt::join(items, ","));
 }
 
+// What `time_steps` steps cost with `trial` as the main launch, against the
+// fastest single-step launch: why fusing steps wins or loses.
+void add_step_facts(const report::Session& session, const TrialRecord& trial, std::int64_t time_steps, report::Explanation& e) {
+  std::vector<StepLaunch> launches;
+  for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
+  const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
+  const auto plan = plan_steps(step_launch(trial), time_steps, fastest);
+  if (!plan) {
+    e.facts.emplace_back("time steps", trial.steps_per_launch > time_steps
+                                           ? fmt::format("it advances {} steps per launch, more than the {} asked", trial.steps_per_launch, time_steps)
+                                           : fmt::format("the {} remaining steps cannot be made of measured launches", time_steps % trial.steps_per_launch));
+    return;
+  }
+  std::string text = fmt::format("{} as {} launches of {} step{}", time_steps, plan->launches, trial.steps_per_launch,
+                                 trial.steps_per_launch == 1 ? "" : "s");
+  for (const StepLaunch& launch : plan->remainder) text += fmt::format(", then {} ({} step{})", launch.config, launch.steps, launch.steps == 1 ? "" : "s");
+  text += fmt::format(": {:.4g} ms, {:.4g} ms per step", plan->total_ms, plan->per_step_ms());
+  e.facts.emplace_back("time steps", text);
+  const auto single = std::ranges::find(fastest, 1, &StepLaunch::steps);
+  if (trial.steps_per_launch == 1 || single == fastest.end()) return;
+  // A fused launch moves the grid through memory once for k steps, and pays
+  // for it with halo recomputation and fewer resident blocks: the launch's
+  // time against k single steps says which of the two won.
+  const double k = static_cast<double>(trial.steps_per_launch);
+  const double ratio = (single->median_ms * k) / trial.median_ms;
+  e.facts.emplace_back("fusion", fmt::format("one launch of {} steps takes {:.4g} ms, {:.2f}x the fastest single step ({:.4g} ms, {}): "
+                                             "{:.2f}x {} per step. {}",
+                                             trial.steps_per_launch, trial.median_ms, trial.median_ms / single->median_ms, single->median_ms,
+                                             single->config, ratio >= 1 ? ratio : 1 / ratio, ratio >= 1 ? "faster" : "slower",
+                                             ratio >= 1 ? "Fusing wins: reading and writing the grid once for several steps saves more "
+                                                          "than the redundant halo work and lower occupancy cost."
+                                                        : "Fusing loses: the redundant halo work and lower occupancy cost more than "
+                                                          "the memory traffic it saves."));
+}
+
 }  // namespace
 
 std::string_view to_string(ReportFormat format) { return format_names.at(static_cast<std::size_t>(format)); }
@@ -103,9 +138,14 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
 
   const TrialRecord* trial = nullptr;
   if (query.config.empty()) {
-    trial = session.winner();
-    if (!trial)
-      throw ReportError(fmt::format("no configuration of {} ran correctly: there is no winner", session.title()));
+    // The winner for the steps asked: the main launch of the fastest plan.
+    std::vector<StepLaunch> launches;
+    for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
+    const auto best = best_step_plan(launches, query.problem.time_steps);
+    if (!best)
+      throw ReportError(fmt::format("no configuration of {} ran correctly{}: there is no winner", session.title(),
+                                    query.problem.time_steps == 1 ? "" : fmt::format(" for {} time steps", query.problem.time_steps)));
+    trial = session.ranked[best->index];
   } else {
     const std::string config =
         session.kernel->parameter_names.empty() ? trim(query.config) : canonical_config(query.config, *session.kernel);
@@ -114,7 +154,12 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
       throw ReportError(fmt::format("configuration {} was not tried for {} ({} configurations were)", config,
                                     session.title(), session.trials().size()));
   }
-  return report::to_text(report::explain_trial(session, *trial));
+  report::Explanation explanation = report::explain_trial(session, *trial);
+  if (query.problem.time_steps > 1 || trial->steps_per_launch > 1) {
+    if (query.config.empty()) explanation.heading = fmt::format("{}: the winner for {} time steps", session.title(), query.problem.time_steps);
+    if (trial->outcome == Outcome::ok) add_step_facts(session, *trial, query.problem.time_steps, explanation);
+  }
+  return report::to_text(explanation);
 }
 
 std::string explain(const std::filesystem::path& database, const ExplainQuery& query) {

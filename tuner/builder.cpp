@@ -162,6 +162,13 @@ KernelBuilder& KernelBuilder::tolerance(double relative_error) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::time_steps(std::string per_launch, std::string input, std::string output) {
+  kernel_.steps_per_launch = std::move(per_launch);
+  kernel_.step_input = std::move(input);
+  kernel_.step_output = std::move(output);
+  return *this;
+}
+
 std::string KernelBuilder::origin() const { return fmt::format("KernelBuilder '{}'", kernel_.name); }
 
 namespace {
@@ -226,6 +233,12 @@ KernelDescription KernelBuilder::build() const {
     } catch (const ExpressionError& error) {
       fail(field, error.what());
     }
+  }
+
+  try {
+    set_time_steps(kernel, kernel.steps_per_launch, kernel.step_input, kernel.step_output);
+  } catch (const ExpressionError& error) {
+    fail("time_steps.per_launch", error.what());
   }
 
   if (block_.empty()) fail("block", "missing; required: the block's dimensions, e.g. [\"block_x\", \"block_y\"]");

@@ -1,5 +1,7 @@
 #include <blocktune/kernel.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -41,6 +43,13 @@ std::optional<double> scalar_literal(std::string_view text) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
   if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+void set_time_steps(KernelDescription& kernel, std::string per_launch, std::string input, std::string output) {
+  if (per_launch != "1") kernel.space.add_constraint(fmt::format("({}) <= time_steps", per_launch));
+  kernel.steps_per_launch = std::move(per_launch);
+  kernel.step_input = std::move(input);
+  kernel.step_output = std::move(output);
 }
 
 std::size_t kernel_parameter_count(const KernelDescription& kernel) {

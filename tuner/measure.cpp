@@ -95,6 +95,7 @@ TrialRecord static_trial(const PlanEntry& entry) {
   t.occupancy = entry.occupancy.fraction;
   t.limiting_factor = entry.occupancy.limiting_factor();
   t.compile_s = entry.variant.compile_seconds;
+  t.steps_per_launch = entry.resolved.steps_per_launch;
   t.timestamp = unix_time();
   t.blocktune_version = kVersion;
   return t;

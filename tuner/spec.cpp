@@ -221,6 +221,7 @@ class Validator {
       if (const std::string& text = kernel_.work_expressions.*field.expression; !text.empty())
         check_expression(fmt::format("work.{}", field.name), text);
     check_verification();
+    check_time_steps();
     for (std::size_t c = 0; c < kernel_.space.constraints().size(); ++c)
       check_variables(fmt::format("constraints[{}]", c), kernel_.space.constraints()[c]);
     check_default();
@@ -393,7 +394,7 @@ class Validator {
   void check_variables(const std::string& field, const Expression& expression) const {
     for (const std::string& name : expression.variables()) {
       if (is_parameter(name) || is_problem_dimension(name) || is_device_variable(name)) continue;
-      fail(field, fmt::format("'{}' names '{}', which is not a parameter ({}), a problem dimension ({}) or a device variable ({})",
+      fail(field, fmt::format("'{}' names '{}', which is not a parameter ({}), a problem dimension ({}), time_steps or a device variable ({})",
                               expression.text(), name, listing(parameter_names()), listing(kernel_.problem_names),
                               listing(device_variable_names())));
     }
@@ -507,6 +508,24 @@ class Validator {
         fail("verify.reference_key", "needs a reference_kernel (or a reference function) to compute the expected outputs per key; "
                                      "without one every configuration is compared with the default configuration's output");
     }
+  }
+
+  // An N-step run feeds each launch's step_output to the next as step_input:
+  // two distinct buffers of the same type and size, the second an output.
+  void check_time_steps() const {
+    check_expression("time_steps.per_launch", kernel_.steps_per_launch);
+    if (kernel_.step_input.empty() && kernel_.step_output.empty()) return;
+    const auto buffer = [&](const std::string& name, std::string_view field) -> const BufferArgument& {
+      for (const Argument& argument : kernel_.arguments)
+        if (const auto* b = std::get_if<BufferArgument>(&argument); b && b->name == name && !b->constant) return *b;
+      fail(std::string(field), fmt::format("'{}' names no buffer argument passed to the kernel", name));
+    };
+    const BufferArgument& input = buffer(kernel_.step_input, "time_steps.input");
+    const BufferArgument& output = buffer(kernel_.step_output, "time_steps.output");
+    if (&input == &output) fail("time_steps.output", "is the input buffer too; a step reads one buffer and writes another");
+    if (!output.output) fail("time_steps.output", fmt::format("'{}' is not an output buffer", output.name));
+    if (input.type != output.type || input.count != output.count)
+      fail("time_steps.output", fmt::format("'{}' and '{}' differ in type or count; launches swap them", input.name, output.name));
   }
 
   // The reference is computed once per reference_key: the parameters its entry
@@ -820,7 +839,7 @@ class SpecReader {
       spec = extend_t1(*t1, spec);
     check_keys(spec, "", {"$schema", "name", "summary", "sources", "include_paths", "entry", "options", "problem", "parameters",
                           "constraints", "defines", "define_names", "default", "default_problem", "block", "grid", "dynamic_smem", "carveout", "arguments",
-                          "objective", "work", "verify"});
+                          "objective", "work", "verify", "time_steps"});
     return build(spec);
   }
 
@@ -891,6 +910,7 @@ class SpecReader {
     if (const Json* objective = find(spec, "objective")) read_objective(*objective, builder);
     if (const Json* work = find(spec, "work")) read_work(*work, builder);
     if (const Json* verify = find(spec, "verify")) read_verify(*verify, builder);
+    if (const Json* steps = find(spec, "time_steps")) read_time_steps(*steps, builder);
     try {
       return builder.build();
     } catch (const SpecError& error) {
@@ -1168,6 +1188,17 @@ class SpecReader {
     for (const WorkField& field : kWorkFields)
       if (const Json* value = find(work, field.name)) expressions.*field.expression = expression(*value, fmt::format("work.{}", field.name));
     builder.work(std::move(expressions));
+  }
+
+  void read_time_steps(const Json& steps, KernelBuilder& builder) const {
+    expect(steps, Json::value_t::object, "time_steps",
+           "an object like {\"per_launch\": \"fused_steps\", \"input\": \"in\", \"output\": \"out\"}");
+    check_keys(steps, "time_steps", {"per_launch", "input", "output"});
+    const std::string per_launch =
+        find(steps, "per_launch") ? expression(*find(steps, "per_launch"), "time_steps.per_launch") : std::string("1");
+    builder.time_steps(per_launch,
+                       string(required(steps, "input", "time_steps", "the buffer each launch reads the last step from"), "time_steps.input"),
+                       string(required(steps, "output", "time_steps", "the buffer each launch writes its last step to"), "time_steps.output"));
   }
 
   void read_verify(const Json& verify, KernelBuilder& builder) const {

@@ -238,7 +238,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
                              entry.variant.ok = true;
                              entry.variant.usage = estimator.estimate(entry.config);
                              entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
-                             return predicted_seconds(entry);
+                             return predicted_seconds(entry) / static_cast<double>(entry.resolved.steps_per_launch);
                            },
                            true};
 
@@ -353,12 +353,13 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
         trial = static_trial(entry);
         if (entry.launchable()) {
           const double predicted = predicted_seconds(entry);
-          if (use_model) search->refine_score(proposal.index, predicted);
+          if (use_model) search->refine_score(proposal.index, predicted / static_cast<double>(trial.steps_per_launch));
           if (predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
-          if (!favourite || predicted < favourite->first) favourite.emplace(predicted, trial);
+          // The fallback for GPUs never tuned serves every step count: one step per launch.
+          if (trial.steps_per_launch == 1 && (!favourite || predicted < favourite->first)) favourite.emplace(predicted, trial);
           const int launches = options.timing.warmup + options.timing.max_repeats + 1;
           const double timeout = std::max(options.timeout_floor_seconds,
-                                          progress.best_ms ? options.timeout_factor * *progress.best_ms * launches / 1000 : 0.0);
+                                          progress.best_ms ? options.timeout_factor * *progress.best_ms * static_cast<double>(trial.steps_per_launch) * launches / 1000 : 0.0);
           await_measurer();
           trial = measurer->measure(entry, std::move(trial), timeout);
         }
@@ -367,13 +368,16 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       ++result.measured;
       if (result.first_measurement_seconds < 0) result.first_measurement_seconds = seconds_since(start);
     }
-    const bool faster = trial.outcome == Outcome::ok && (!progress.best_ms || trial.median_ms < *progress.best_ms);
+    // The search minimises the time per step: what N steps cost, but for
+    // the remainder, which the winner's plan composes at the end.
+    const double per_step_ms = trial.median_ms / static_cast<double>(trial.steps_per_launch);
+    const bool faster = trial.outcome == Outcome::ok && (!progress.best_ms || per_step_ms < *progress.best_ms);
     if (faster) {
-      progress.best_ms = trial.median_ms;
+      progress.best_ms = per_step_ms;
       progress.best_config = trial.config;
     }
     since_improvement = faster ? 0 : since_improvement + (proposal.stored ? 0 : 1);
-    search->tell(proposal.index, {trial.outcome == Outcome::ok ? std::optional(trial.median_ms / 1000) : std::nullopt,
+    search->tell(proposal.index, {trial.outcome == Outcome::ok ? std::optional(per_step_ms / 1000) : std::nullopt,
                                   trial.compile_s + trial.verify_s + trial.benchmark_s});
     result.trials.push_back(std::move(trial));
     ++progress.done;
@@ -392,7 +396,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   result.worker_restarts = measurer->restarts();
   result.compile_restarts = pool.worker_restarts();
   if (favourite) store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, favourite->second.config, favourite->second.shape);
-  result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config);
+  result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config, problem.time_steps);
   return result;
 }
 

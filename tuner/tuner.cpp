@@ -63,6 +63,7 @@ Lookup environment(const KernelDescription& kernel, const DeviceInfo& device, co
     if (name == "sm_count") return Value{std::int64_t{device.sm_count}};
     if (name == "warp_size") return Value{std::int64_t{device.warp_size}};
     if (name == "cc") return Value{std::int64_t{device.cc_major * 10 + device.cc_minor}};
+    if (name == "time_steps") return Value{problem.time_steps};
     return std::nullopt;
   };
 }
@@ -88,6 +89,9 @@ ResolvedConfig resolve(const KernelDescription& kernel, const Config& config, co
   const std::int64_t carveout = evaluate(kernel, "carveout", kernel.carveout, lookup);
   if (carveout < -1 || carveout > 100) throw std::invalid_argument(fmt::format("kernel {}: carveout {} is outside -1 to 100", kernel.name, carveout));
   r.shape.carveout = static_cast<int>(carveout);
+  r.steps_per_launch = evaluate(kernel, "steps_per_launch", kernel.steps_per_launch, lookup);
+  if (r.steps_per_launch < 1)
+    throw std::invalid_argument(fmt::format("kernel {}: a launch advances {} time steps, not at least one", kernel.name, r.steps_per_launch));
   return r;
 }
 

@@ -145,7 +145,7 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
     predicted.predicted_ms = 0.42;
     store.add_trial(1, 1, 1, predicted);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 4);  // and on to the current version
+  CHECK(query_int(file, "PRAGMA user_version") == 5);  // and on to the current version
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
@@ -174,10 +174,14 @@ TEST_CASE("a version 3 database is read as it is, and accepts compile timeouts o
     timed_out.message = "did not compile within 300 s (--compile-timeout)";
     store.add_trial(1, 1, 1, timed_out);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 4);
+  CHECK(query_int(file, "PRAGMA user_version") == 5);
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3841);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE outcome = 'compile_timeout'") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == winners);
+  // Version 5: the winners are those for one time step, every trial advanced one step per launch.
+  CHECK(query_int(file, "SELECT count(*) FROM winners w JOIN trials t ON t.id = w.trial_id "
+                        "WHERE w.time_steps = 1 AND w.total_ms = t.median_ms") == winners);
+  CHECK(query_int(file, "SELECT count(*) FROM trials WHERE steps_per_launch = 1") == 3841);
   CHECK(check_database(file).ok());
   CHECK(TuningDatabase::open(file).best("stencil3d_r1", {std::string(h200_uuid), "", 9, 0, 132}, {{512, 512, 512}})
             .match == MatchKind::exact);

@@ -108,7 +108,7 @@ TEST_CASE("temporal blocking gives the reference of as many steps as it fuses", 
     std::vector<Config> configs;
     for (const std::string& shape : shapes)
       configs.push_back(Config::parse("block_x=32," + shape + ",block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,carveout=-1"));
-    const Remeasured result = measure_many(k, 0, kSmall, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
+    const Remeasured result = measure_many(k, 0, ProblemSize{kSmall.dims, 4}, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
     for (const TrialRecord& t : result.trials) {
       INFO(t.config << ": " << t.message);
       CHECK(t.outcome == Outcome::ok);

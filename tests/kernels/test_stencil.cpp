@@ -17,6 +17,8 @@ namespace {
 
 const ProblemSize kTiny = ProblemSize::parse("11x10x9");
 const ProblemSize k512 = ProblemSize::parse("512x512x512");
+// Fused configurations advance up to 4 steps per launch: a problem that runs them.
+const ProblemSize k512_100_steps{{512, 512, 512}, 100};
 
 // in (values that are never zero), out (a sentinel), coefficients, for a tiny f64 stencil.
 std::vector<HostBuffer> tiny_buffers(const KernelDescription& k, int radius) {
@@ -91,11 +93,15 @@ TEST_CASE("the reference is computed once per fused step count, and the metrics 
 
 TEST_CASE("the constraints keep fused steps to the STREAM coding and its tile to what fits", "[kernels]") {
   const auto violated = [](const KernelDescription& k, const Config& config, const char* arch = "sm_90") -> std::string {
-    const auto v = k.space.check(config, environment(k, require_arch_profile(arch), k512));
+    const auto v = k.space.check(config, environment(k, require_arch_profile(arch), k512_100_steps));
     return v ? v->constraint : std::string();
   };
   const auto parse = [](const char* text) { return Config::parse(text); };
   const KernelDescription r1 = stencil3d(1);
+  // A launch advances at most the steps the problem runs: one, by default.
+  CHECK_THAT(r1.space.check(stream(8, 4, 1, 2), environment(r1, require_arch_profile("sm_90"), k512))->constraint,
+             Catch::Equals("(fused_steps) <= time_steps"));
+  CHECK_FALSE(r1.space.check(stream(8, 4, 1, 2), environment(r1, require_arch_profile("sm_90"), ProblemSize{{512, 512, 512}, 2})));
   // Only STREAM fuses steps, only with its register ring and a warp per tile row.
   CHECK_THAT(violated(r1, parse("block_x=32,block_y=4,block_z=1,strategy=BASE,zloop=INTZ,z_chunk=8,vx=4,py=1,fused_steps=2,carveout=-1")),
              Catch::Contains("fused_steps == 1"));
@@ -146,7 +152,7 @@ TEST_CASE("every radius and fused step count of STREAM compiles for sm_90 and fi
       // One configuration per fused step count the space holds: the most
       // points per thread, then the most threads, the hardest on registers and shared memory.
       std::map<std::int64_t, Config> chosen;
-      for (const Config& c : k.space.enumerate(environment(k, h100, k512))) {
+      for (const Config& c : k.space.enumerate(environment(k, h100, k512_100_steps))) {
         if (to_string(c.at("strategy")) != "STREAM") continue;
         const std::int64_t steps = c.get_int("fused_steps");
         const auto work = [](const Config& x) { return x.get_int("vx") * x.get_int("py") * 4096 + x.get_int("block_y"); };
@@ -159,7 +165,7 @@ TEST_CASE("every radius and fused step count of STREAM compiles for sm_90 and fi
       if (radius == 1 && type == ElementType::f32) CHECK(chosen.contains(4));
       for (const auto& [steps, config] : chosen) {
         INFO(config.to_string());
-        const PlanEntry entry = plan_one(k, config, h100, k512, compiler);
+        const PlanEntry entry = plan_one(k, config, h100, k512_100_steps, compiler);
         INFO(entry.variant.log);
         CHECK(entry.variant.ok);
         CHECK(entry.launchable());  // registers (spilling at 1024 threads) and shared memory fit an SM

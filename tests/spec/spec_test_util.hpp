@@ -98,6 +98,7 @@ inline std::string dump(const KernelDescription& k) {
          joined(r->grid, " | "), r->dynamic_smem);
   for (const auto& [output, file] : k.reference_files) line("reference_file", output, file);
   line("reference_key", k.reference_key);
+  line("time_steps", k.steps_per_launch, k.step_input, k.step_output);
   line("tolerance", k.tolerance);
   return text;
 }

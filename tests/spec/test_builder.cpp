@@ -83,7 +83,7 @@ TEST_CASE("a builder's mistakes are the spec's, named after the builder", "[buil
   CHECK(message_of(small_builder().output("result")) == "KernelBuilder 'small': output: 'result' names no buffer argument");
   CHECK(message_of(small_builder().grid_divisors({"block_x", "tile"})) ==
         "KernelBuilder 'small': grid.divisors[1]: 'ceil_div(m, tile)' names 'tile', which is not a parameter (block_x), a problem "
-        "dimension (n, m) or a device variable (max_threads_per_block, max_shared_per_block, shared_per_sm, max_threads_per_sm, "
+        "dimension (n, m), time_steps or a device variable (max_threads_per_block, max_shared_per_block, shared_per_sm, max_threads_per_sm, "
         "sm_count, warp_size, cc)");
   CHECK(message_of(small_builder().grid({"1"})) == "KernelBuilder 'small': grid: give either grid expressions or grid divisors");
   CHECK(message_of(small_builder().block({"block_x", "1", "1", "1"})) == "KernelBuilder 'small': block: has 4 entries; give 1 to 3");

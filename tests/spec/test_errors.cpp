@@ -67,12 +67,12 @@ TEST_CASE("a field of the wrong type is named with the type expected and found",
 TEST_CASE("an unknown variable in an expression is named with what is known", "[spec][errors]") {
   CHECK(error_of([](Json& s) { s["grid"]["divisors"] = Json::array({"block_y"}); }) ==
         "bad.json: grid.divisors[0]: 'ceil_div(n, block_y)' names 'block_y', which is not a parameter (block_x), a problem "
-        "dimension (n) or a device variable (" + kDeviceVariables + ")");
+        "dimension (n), time_steps or a device variable (" + kDeviceVariables + ")");
   CHECK(error_of([](Json& s) { s["constraints"] = Json::array({"block_x <= max_thread_per_block"}); }) ==
         "bad.json: constraints[0]: 'block_x <= max_thread_per_block' names 'max_thread_per_block', which is not a parameter "
-        "(block_x), a problem dimension (n) or a device variable (" + kDeviceVariables + ")");
+        "(block_x), a problem dimension (n), time_steps or a device variable (" + kDeviceVariables + ")");
   CHECK(error_of([](Json& s) { s["verify"] = {{"reference_key", "tile"}}; }) ==
-        "bad.json: verify.reference_key: 'tile' names 'tile', which is not a parameter (block_x), a problem dimension (n) or "
+        "bad.json: verify.reference_key: 'tile' names 'tile', which is not a parameter (block_x), a problem dimension (n), time_steps or "
         "a device variable (" + kDeviceVariables + ")");
   // A buffer sized by parameters needs a reference kernel: the default configuration's output has another size.
   CHECK(error_of([](Json& s) { s["arguments"][1]["count"] = "n * block_x"; }) ==

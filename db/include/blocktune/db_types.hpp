@@ -16,11 +16,18 @@ struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The size of the problem a kernel is tuned for, e.g. {512, 512, 512}.
+// The size of the problem a kernel is tuned for, e.g. {512, 512, 512}, and
+// how many time steps an iterative application runs it for.
 struct ProblemSize {
   std::vector<std::int64_t> dims;
+  // The objective is the time for this many steps: a launch that advances k
+  // steps (temporal blocking) runs time_steps / k times, plus what finishes
+  // the remainder (time_steps.hpp). Measurements are per launch and shared by
+  // every step count; winners are stored per step count.
+  std::int64_t time_steps = 1;
 
-  std::string to_string() const;  // "512x512x512"
+  std::string to_string() const;  // the dims, "512x512x512": the database's key for measurements
+  std::string describe() const;   // to_string(), then ", 100 time steps" when there is more than one
   // Parses "512x512x512" (one or more positive dimensions). Throws
   // std::invalid_argument with a message that quotes the text.
   static ProblemSize parse(std::string_view text);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <blocktune/db_types.hpp>
+#include <blocktune/time_steps.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -50,7 +51,17 @@ struct BestConfig {
   double median_ms = 0;             // measured where it was tuned; 0 for defaults
   std::string tuned_device;         // name of the device it was tuned on; empty for defaults
   std::string tuned_device_uuid;
-  ProblemSize tuned_problem;        // empty for defaults
+  ProblemSize tuned_problem;        // empty for defaults; its time_steps: the step count the winner was tuned for
+
+  // Running problem.time_steps steps: `launches` launches of `config`, then
+  // the launches of `remainder` in order (each from the same tuning session),
+  // each launch's output the next one's input. Defaults advance one step per
+  // launch. total_ms is the sum of the launches' measured times (0 for defaults).
+  std::int64_t time_steps = 1;       // asked for
+  std::int64_t steps_per_launch = 1; // of config
+  std::int64_t launches = 1;
+  std::vector<StepLaunch> remainder;
+  double total_ms = 0;
 
   bool found() const { return match != MatchKind::none; }
   std::optional<std::string_view> get(std::string_view name) const;
@@ -66,6 +77,12 @@ class TuningDatabase {
   static TuningDatabase open(const std::filesystem::path& file);
 
   // Never throws for a well-formed query; an unknown kernel gives match none.
+  // Of a tuning session, the winner for problem.time_steps is used when it
+  // was tuned for that many steps; otherwise the one tuned for the nearest
+  // step count (log scale) whose main launch fits in them, its remainder
+  // recomposed for the steps asked (time_steps.hpp); the answer's
+  // tuned_problem.time_steps says which. match is exact only for the same
+  // dims and step count.
   // A problem with another number of dimensions than the tuned ones matches
   // no tuned problem and gets the kernel's defaults (arch_default or
   // kernel_default), so that an application always has something to launch;

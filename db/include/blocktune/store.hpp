@@ -6,6 +6,7 @@
 #pragma once
 
 #include <blocktune/db_types.hpp>
+#include <blocktune/time_steps.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -77,16 +78,27 @@ struct TrialRecord {
   // was measured; empty for trials the tuner did not rank (and those stored
   // before schema version 3).
   std::optional<double> predicted_ms;
+  // Time steps one launch advances (the kernel's steps per launch, e.g. its
+  // fused_steps); 1 for trials stored before schema version 5.
+  std::int64_t steps_per_launch = 1;
 };
 
-// The fastest ok trial of a (device, kernel, problem). Margins are ratios
-// (runner-up time / winner time, default time / winner time), 0 when unknown.
+// The trial as a launch of a step plan (time_steps.hpp).
+StepLaunch step_launch(const TrialRecord&);
+
+// The fastest way to run a (device, kernel, problem) for a number of time
+// steps: the main configuration and what finishes the remainder (for one
+// step, simply the fastest ok trial that advances one step). Margins are
+// ratios of times for all the steps (runner-up / winner, default / winner),
+// 0 when unknown.
 struct Winner {
-  std::string config;
+  std::string config;  // the main launch's
   LaunchShape shape;
-  double median_ms = 0;
+  double median_ms = 0;  // per launch of config
   double margin_runner_up = 0;
   double margin_default = 0;
+  std::int64_t time_steps = 1;
+  StepPlan plan;
 };
 
 // A measurement of a device that is not a trial, e.g. its copy bandwidth.
@@ -139,11 +151,11 @@ class Store {
   // Committed before it returns; a second trial with the same config replaces the first.
   void add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const TrialRecord&);
 
-  // Recomputes the winner from the ok trials, stores it and returns it
-  // (nullopt, and no winner stored, without ok trials). An empty
-  // default_config means the kernel's own.
+  // Recomputes the winner for `time_steps` steps from the ok trials, stores
+  // it and returns it (nullopt, and no winner stored, when no plan of ok
+  // trials runs that many steps). An empty default_config means the kernel's own.
   std::optional<Winner> update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                      std::string_view default_config = {});
+                                      std::string_view default_config = {}, std::int64_t time_steps = 1);
 
   // Stores a measurement of the device, measured now, replacing an earlier
   // value of the same name. Throws std::invalid_argument for an empty name or

@@ -106,6 +106,10 @@ class KernelBuilder {
   KernelBuilder& reference_key(std::string expression);
   KernelBuilder& tolerance(double relative_error);
 
+  // An iterative kernel: time steps per launch (an expression over the
+  // parameters) and the buffers swapped between launches (kernel.hpp).
+  KernelBuilder& time_steps(std::string per_launch, std::string input, std::string output);
+
   // Reads the sources and runs validate(). Throws SpecError naming the field
   // as a spec file would ("grid.divisors[1]", "arguments[0].count").
   KernelDescription build() const;

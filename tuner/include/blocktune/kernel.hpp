@@ -140,6 +140,15 @@ struct KernelDescription {
   std::string carveout = "-1";         // percent; -1 leaves the driver's default
 
   std::vector<Argument> arguments;     // in the kernel's parameter order
+
+  // Iterative kernels (time_steps.hpp): how many time steps one launch
+  // advances, an expression over the parameters (e.g. "fused_steps"), and the
+  // buffers an N-step run swaps after each launch: every launch reads
+  // step_input and writes step_output. Expressions may name `time_steps`,
+  // the problem's; a description with steps_per_launch other than "1" keeps
+  // to configurations that advance at most time_steps steps.
+  std::string steps_per_launch = "1";
+  std::string step_input, step_output;  // empty: the kernel is not iterated
   std::string default_config;          // canonical text of the configuration to compare against
   std::string bytes_moved;             // expression for effective bandwidth (GB/s); empty if none
   std::string flops;                   // expression for GFLOP/s; empty if none
@@ -162,6 +171,10 @@ struct KernelDescription {
   std::string reference_key;
   double tolerance = 1e-5;             // bound on ||out - ref|| / ||ref|| per output buffer
 };
+
+// Makes `kernel` iterative (steps_per_launch, step_input, step_output) and
+// keeps its space to configurations whose launch fits in the problem's time steps.
+void set_time_steps(KernelDescription& kernel, std::string per_launch, std::string input, std::string output);
 
 // How many arguments the kernel itself takes: the buffers that are not
 // constant symbols, and the scalars.

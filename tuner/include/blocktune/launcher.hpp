@@ -29,6 +29,12 @@
 
 namespace blocktune {
 
+// A configuration with its compile request and launch geometry.
+struct ResolvedLaunch {
+  Config config;
+  ResolvedConfig resolved;
+};
+
 // What to launch for one problem size, and why.
 struct Selection {
   Config config;
@@ -37,6 +43,10 @@ struct Selection {
   MatchKind match = MatchKind::none;
   std::string note;          // why a stored configuration was not used; empty if it was
   ResolvedConfig resolved;   // compile request and launch geometry
+  // Running problem.time_steps steps: `launches` launches of config, then one
+  // launch of each of `remainder` (the database's plan, runtime.hpp).
+  std::int64_t launches = 1;
+  std::vector<ResolvedLaunch> remainder;
 
   bool tuned() const { return match != MatchKind::none && note.empty(); }
 };
@@ -45,10 +55,12 @@ struct Selection {
 DeviceKey device_key(const DeviceInfo& device);
 
 // Asks `database` for the kernel's best configuration on `device` for
-// `problem` and resolves it; falls back to the default configuration when the
-// database has none, or one that no longer fits the description (changed
-// parameters or constraints), saying so in `note`. Needs no GPU. Throws
-// std::invalid_argument for a problem with the wrong number of dimensions.
+// `problem` (and its time steps) and resolves it; falls back to the default
+// configuration when the database has none, or one that no longer fits the
+// description (changed parameters or constraints), saying so in `note`.
+// Needs no GPU. Throws std::invalid_argument for a problem with the wrong
+// number of dimensions, or time steps the default cannot run when it is
+// the fallback (a default that advances k steps runs multiples of k only).
 Selection select_configuration(const KernelDescription& kernel, const TuningDatabase& database, const DeviceInfo& device,
                                const ProblemSize& problem);
 
@@ -74,6 +86,16 @@ class TunedKernel {
   // with the compiler's log if it does not compile, std::invalid_argument for
   // a wrong argument count, CudaError for a failed launch.
   void launch(const ProblemSize& problem, std::vector<void*> arguments, CUstream stream = nullptr);
+  // Runs problem.time_steps steps of an iterative kernel (the description's
+  // steps_per_launch, step_input and step_output): the selection's launches,
+  // each reading the buffer the one before wrote. `arguments` as for
+  // launch(), the step input and output buffers as pointers to the caller's
+  // CUdeviceptr variables: on return the output's variable holds the buffer
+  // with the last step, the input's the other one (their values are swapped
+  // when the number of launches is even). Returns the number of launches.
+  // Throws std::invalid_argument for a kernel without time steps, and what
+  // launch() throws.
+  std::int64_t run_steps(const ProblemSize& problem, std::vector<void*> arguments, CUstream stream = nullptr);
   // Fills the constant argument `name` (a __constant__ variable of the kernel,
   // not passed in `arguments`) in every variant loaded now or later. Throws
   // std::invalid_argument when the description has no such constant argument
@@ -93,16 +115,22 @@ class TunedKernel {
   struct Prepared {
     Selection selection;
     Loaded* loaded = nullptr;
+    std::vector<Loaded*> remainder;  // selection.remainder's, in order
   };
-  // The selection and its loaded kernel for `problem`; call with mutex_ held.
+  // The selection and its loaded kernels for `problem`; call with mutex_ held.
   Prepared& prepare(const ProblemSize& problem);
+  // The configuration's kernel, compiled and loaded on first use; call with mutex_ held.
+  Loaded& load(const ResolvedLaunch& launch);
+  void check_argument_count(const std::vector<void*>& arguments) const;
+  // Sets the function's carveout and shared-memory limit for `shape` if they differ, then launches.
+  static void launch_loaded(Loaded& loaded, const LaunchShape3& shape, void** arguments, CUstream stream);
 
   KernelDescription kernel_;
   TuningDatabase database_;
   VariantCompiler compiler_;
   GpuContext context_;
   mutable std::mutex mutex_;
-  std::map<std::vector<std::int64_t>, Prepared> prepared_;  // by problem dims
+  std::map<std::pair<std::vector<std::int64_t>, std::int64_t>, Prepared> prepared_;  // by problem dims and time steps
   std::map<std::string, Loaded> kernels_;                   // by configuration text
   std::map<std::string, std::vector<std::byte>> constants_; // set_constant's contents, by name
 };

@@ -25,7 +25,7 @@ namespace blocktune {
 class CompilePool;
 
 // Variables an expression of a kernel description may use besides its
-// parameters: the problem dims and the device's limits.
+// parameters: the problem dims, the problem's time_steps and the device's limits.
 Lookup environment(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem);
 
 // Replaces each "{param}" in `text` with the configuration's value: "stencil<{radius}>" -> "stencil<4>".
@@ -42,6 +42,7 @@ void require_memory(const KernelDescription& kernel, const DeviceInfo& device, c
 struct ResolvedConfig {
   CompileRequest request;
   LaunchShape3 shape;
+  std::int64_t steps_per_launch = 1;  // time steps one launch advances
 };
 // Throws ExpressionError or std::invalid_argument with a message naming the kernel and field.
 ResolvedConfig resolve(const KernelDescription& kernel, const Config& config, const DeviceInfo& device,
@@ -180,7 +181,7 @@ struct TuneProgress {
   double elapsed_seconds = 0;
   const Config* config = nullptr;
   const TrialRecord* trial = nullptr;
-  std::optional<double> best_ms;
+  std::optional<double> best_ms;     // per time step: per launch over the steps a launch advances
   std::string best_config;
   std::string_view stage = "measuring";  // or "counting", or "compiling" while the GPU waits for `config`'s compile
   double waiting_seconds = 0;            // compiling: how long the GPU has waited
