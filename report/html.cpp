@@ -20,6 +20,9 @@ namespace {
 using svg::escape;
 
 constexpr std::size_t top_rows = 10;
+// The kernel's default configuration in every chart: a neutral grey, not a
+// strategy's colour (red already marks the winner).
+constexpr std::string_view default_color = "#7f7f7f";
 
 constexpr std::string_view style = R"css(
 body { font: 14px/1.45 system-ui, sans-serif; color: #222; margin: 24px auto; max-width: 1240px; padding: 0 16px; }
@@ -183,9 +186,9 @@ std::string strategy_bars(const Session& s) {
   }
   if (const TrialRecord* fallback = s.default_trial(); fallback && fallback->outcome == Outcome::ok)
     chart.bars.push_back(
-        {"default", s.measure.of(*fallback), best.size(),
+        {"default", s.measure.of(*fallback), 0,
          fmt::format("{}  block {}", s.measure.format(s.measure.of(*fallback)), block_text(fallback->shape)),
-         fallback->config, false, true});
+         fallback->config, false, true, std::string(default_color)});
   chart.markers = copy_bandwidth_marker(s);
   return svg::render(chart);
 }
@@ -196,7 +199,7 @@ std::string position_histogram(const Session& s) {
   chart.value_label = fmt::format("{} ({})", s.measure.name, s.measure.unit);
   for (const TrialRecord* t : s.ranked) chart.values.push_back(s.measure.of(*t));
   if (const TrialRecord* fallback = s.default_trial(); fallback && fallback->outcome == Outcome::ok)
-    chart.markers.push_back({s.measure.of(*fallback), "default", "#7f7f7f"});
+    chart.markers.push_back({s.measure.of(*fallback), "default", std::string(default_color)});
   chart.markers.push_back({s.measure.of(*s.winner()), "winner", "#d62728"});
   for (auto& marker : copy_bandwidth_marker(s)) chart.markers.push_back(std::move(marker));
   return svg::render(chart);

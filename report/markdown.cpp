@@ -27,11 +27,16 @@ std::string code(std::string_view text) { return fmt::format("`{}`", cell(text))
 
 void session_section(std::string& out, const Session& s) {
   out += fmt::format("## {}\n\n", s.title());
+  // Counted as the HTML page counts them: configurations rejected before the
+  // GPU are not "of" the ones timed.
+  TrialCounts counts;
+  for (const auto& t : s.trials()) counts.add(t);
   out += fmt::format(
-      "Device {} (`{}`), compute capability {}.{}, {} SMs. {} of {} configurations timed{}.\n\n", s.device->name,
-      s.device->uuid, s.device->cc_major, s.device->cc_minor, s.device->sm_count, s.ranked.size(), s.trials().size(),
-      s.copy_bandwidth ? fmt::format("; device-to-device copy bandwidth {:.0f} GB/s", s.copy_bandwidth->value)
-                       : std::string());
+      "Device {} (`{}`), compute capability {}.{}, {} SMs{}. {}\n\n", s.device->name, s.device->uuid,
+      s.device->cc_major, s.device->cc_minor, s.device->sm_count,
+      s.copy_bandwidth ? fmt::format(", device-to-device copy bandwidth {:.0f} GB/s", s.copy_bandwidth->value)
+                       : std::string(),
+      counts.text());
   const TrialRecord* winner = s.winner();
   if (!winner) {
     out += "No configuration ran correctly.\n\n";

@@ -559,7 +559,8 @@ std::string render(const Bars& chart) {
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const auto& bar = chart.bars[i];
     const double bar_top = rows[i] + (row_height - bar_height) / 2;
-    canvas.rect(plot.left, bar_top, x(bar.value) - plot.left, bar_height, category_color(bar.series), bar.tooltip);
+    canvas.rect(plot.left, bar_top, x(bar.value) - plot.left, bar_height,
+                bar.color.empty() ? category_color(bar.series) : bar.color, bar.tooltip);
     if (bar.highlight)
       canvas.element("rect", {{"x", number(plot.left)},
                               {"y", number(bar_top)},

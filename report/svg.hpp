@@ -94,6 +94,7 @@ struct Bars {
     std::string text, tooltip;  // text is printed after the bar
     bool highlight = false;
     bool group_start = false;  // a gap above: bars of one group stay together
+    std::string color;         // instead of the series' colour, e.g. grey for a reference bar
   };
   std::vector<Bar> bars;
   std::vector<Marker> markers;

@@ -8,5 +8,13 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 # ccache, where installed, makes rebuilds in other checkouts of the same sources cheap.
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda" "${launcher[@]}" "$@" >/dev/null
+# Warnings are errors in every build these scripts make, tune.sh's and
+# test.sh's alike: compile flags are part of every object's build rule, so a
+# flag that only the test command added would recompile nearly every object
+# when tests follow a tune. Debian 12's g++ builds blocktune without warnings
+# (CI checks it); the CMake option stays off for other compilers and for
+# projects that add blocktune as a subdirectory. Arguments given here come
+# last and win, e.g. -DBLOCKTUNE_WERROR=OFF.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda" -DBLOCKTUNE_WERROR=ON "${launcher[@]}" "$@" \
+  >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --test
-bash scripts/build.sh -DBLOCKTUNE_WERROR=ON
+bash scripts/build.sh
 ctest --test-dir "${BLOCKTUNE_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" "$@"

@@ -214,6 +214,8 @@ TEST_CASE("Markdown: the winner explained, the top ten, the best per strategy") 
   CHECK_THAT(
       md, Catch::Contains("| strategy=BASE | `block_x=64,block_y=2,block_z=1,strategy=BASE,z_per_thread=4,carveout=0` "
                           "| 0.4035 | 1.001x |"));
+  CHECK_THAT(md, Catch::Contains(", device-to-device copy bandwidth 4215 GB/s. 1600 configurations ran on the GPU: "
+                                 "1600 ok. 2240 were not run: 2240 rejected_by_constraint.\n"));
   CHECK_THAT(md, !Catch::Contains("across devices"));
 }
 
@@ -233,6 +235,9 @@ TEST_CASE("HTML: one page with no script and no outside reference, and every cha
   CHECK_THAT(html, Catch::Contains("1600 configurations ran on the GPU: 1600 ok. 2240 were not run: "));  // the session
   CHECK_THAT(html, Catch::Contains("<h3>Why the winner wins</h3>"));
   CHECK_THAT(html, Catch::Contains(">copy bandwidth 4215 GB/s</text>"));
+  // The default's bar is grey, as its marker in the histogram, not the next strategy's colour (red for two strategies).
+  CHECK_THAT(html, Catch::Contains(R"(fill="#7f7f7f"><title>block_x=32,block_y=16,block_z=1,strategy=BASE,z_per_thread=1,)"
+                                   "carveout=-1</title></rect>"));
   CHECK_THAT(html, Catch::Contains("<title>after "));  // the running best over tuning time
   CHECK(count(html, "<tr class=\"winner\">") == 1);
   CHECK(html == render_report(h200(), {}, ReportFormat::html));  // deterministic

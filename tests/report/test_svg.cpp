@@ -71,9 +71,12 @@ TEST_CASE("charts are SVG with a title and a tooltip per mark") {
   CHECK_THAT(points, Catch::Contains(R"(r="6" fill="#f28e2c" stroke="#000")"));
 
   Bars bars;
-  bars.bars = {{"x", 3, 0, "3 GB/s", "tip", false, false}};
+  bars.bars = {{"x", 3, 0, "3 GB/s", "tip", false, false}, {"y", 2, 1, "2 GB/s", "grey", false, true, "#7f7f7f"}};
   bars.markers = {{4, "limit", "#111"}};
-  CHECK_THAT(render(bars), Catch::Contains(">limit</text>"));
+  const std::string bar_chart = render(bars);
+  CHECK_THAT(bar_chart, Catch::Contains(">limit</text>"));
+  CHECK_THAT(bar_chart, Catch::Contains(R"(fill="#4e79a7"><title>tip</title>)"));  // the series' colour
+  CHECK_THAT(bar_chart, Catch::Contains(R"(fill="#7f7f7f"><title>grey</title>)"));  // its own
 
   Histogram histogram;
   histogram.values = {1, 2, 2, 3};
