@@ -520,14 +520,14 @@ int bench_stencil(const BenchStencilArgs& args) {
   // --where restricts what is tuned; the baseline is timed whatever it says.
   KernelDescription tuned_kernel = kernel;
   for (const std::string& constraint : args.where) tuned_kernel.space.add_constraint(constraint);
-  const ProblemSize problem = ProblemSize::parse(args.problem.find('x') == std::string::npos
-                                                     ? fmt::format("{0}x{0}x{0}", args.problem)
-                                                     : args.problem);
+  ProblemSize problem = ProblemSize::parse(args.problem.find('x') == std::string::npos ? fmt::format("{0}x{0}x{0}", args.problem)
+                                                                                      : args.problem);
+  problem.time_steps = args.time_steps;
   std::filesystem::create_directories(std::filesystem::absolute(args.database).parent_path());
   Store store = Store::open(args.database);
   const VariantCompiler compiler;
   const DeviceInfo device = query_device(args.device);
-  fmt::print("stencil benchmark: {} on GPU {} ({}), problem {}\n", kernel.name, args.device, device.name, problem.to_string());
+  fmt::print("stencil benchmark: {} on GPU {} ({}), problem {}\n", kernel.name, args.device, device.name, problem.describe());
   std::fflush(stdout);
 
   ProgressLine line("tune");

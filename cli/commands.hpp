@@ -81,6 +81,7 @@ struct BenchCompileArgs {
 struct BenchStencilArgs {
   int radius = 1;
   std::string problem;
+  std::int64_t time_steps = 100;  // the codings fusing up to this many steps take part
   int device = 0;
   std::filesystem::path database;
   std::filesystem::path csv;  // optional: one row per coding, appended

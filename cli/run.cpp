@@ -200,6 +200,10 @@ int blocktune::cli::run(int argc, char** argv) {
   bench_stencil->add_option("--radius,-r", stencil_args.radius, "stencil radius")->default_val(1)->check(CLI::Range(1, 5));
   bench_stencil->add_option("--size,-n", stencil_args.problem, "problem: N for N^3, or NXxNYxNZ")->default_val("512");
   bench_stencil->add_option("--device,-d", stencil_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
+  bench_stencil->add_option("--time-steps", stencil_args.time_steps,
+                            "time steps the application runs: codings that fuse up to this many per launch take part")
+      ->default_val(100)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   bench_stencil->add_option("--db", stencil_args.database, "tuning database")->default_val(default_db.string());
   bench_stencil->add_option("--csv", stencil_args.csv, "append one row per coding to this CSV file");
   bench_stencil->add_flag("--f64", stencil_args.f64, "FP64 instead of FP32");

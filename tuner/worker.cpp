@@ -67,6 +67,7 @@ MeasurementWorker::MeasurementWorker(const KernelDescription& kernel, int ordina
   arguments_ = Json{{"kernel", kernel.origin},
                     {"device", ordinal},
                     {"problem", problem.to_string()},
+                    {"time_steps", problem.time_steps},  // constraints may name them
                     {"timing", timing_json(timing)},
                     {"cache_dir", cache_dir ? Json(cache_dir->string()) : Json()}}
                    .dump();
@@ -171,7 +172,8 @@ int run_measurement_worker(int argc, char** argv, const std::function<KernelDesc
     if (job.value("mode", "") == "compile") return run_compile_worker(argv[1]);
     const KernelDescription kernel = load_kernel(job.at("kernel").get<std::string>());
     const int ordinal = job.at("device").get<int>();
-    const ProblemSize problem = ProblemSize::parse(job.at("problem").get<std::string>());
+    ProblemSize problem = ProblemSize::parse(job.at("problem").get<std::string>());
+    problem.time_steps = job.at("time_steps").get<std::int64_t>();
     const TimingOptions timing = timing_from(job.at("timing"));
     const VariantCompiler compiler(job.at("cache_dir").is_null()
                                        ? std::nullopt

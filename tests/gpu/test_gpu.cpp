@@ -158,6 +158,29 @@ TEST_CASE("tuning stores every trial and a rerun resumes without measuring", "[g
   CHECK(copy->value == first_copy_gbs);
 }
 
+TEST_CASE("tuning for several time steps measures fused launches in the worker process", "[gpu][tune][time_steps]") {
+  const auto path = std::filesystem::temp_directory_path() / "blocktune-gpu-steps.db";
+  std::filesystem::remove(path);
+  KernelDescription k = stencil3d(1);
+  k.space.add_constraint(R"(strategy == "STREAM" && py == 2 && vx == 1)");  // a few dozen configurations
+  TuneOptions options;
+  options.strategy = "exhaustive";
+  options.timing.max_repeats = 10;
+  Store store = Store::open(path);
+  const TuneResult result = tune(k, 0, ProblemSize{kSmall.dims, 4}, store, test_compiler(), options);
+  CHECK(result.isolated);
+  std::set<std::int64_t> fused;
+  for (const TrialRecord& t : result.trials) {
+    INFO(t.config << ": " << t.message);
+    CHECK(t.outcome == Outcome::ok);
+    fused.insert(t.steps_per_launch);
+  }
+  CHECK(fused == std::set<std::int64_t>{1, 2, 3, 4});
+  REQUIRE(result.winner);
+  CHECK(result.winner->time_steps == 4);
+  CHECK(result.winner->plan.time_steps() == 4);
+}
+
 TEST_CASE("a variant compiled again after the driver is up still reports its resources", "[gpu][compiler]") {
   // The driver's JIT cache, shared by NVRTC, would skip ptxas on the second compile.
   Driver::get();

@@ -5,12 +5,14 @@
 #include "tuned_database.hpp"
 
 #include <blocktune/builder.hpp>
+#include <blocktune/kernels.hpp>
 #include <blocktune/launcher.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -240,4 +242,71 @@ extern "C" __global__ void filter_reference(float* out, const float* in, const f
     INFO(trial.config << ": " << trial.message);
     CHECK(trial.outcome == Outcome::ok);
   }
+}
+
+TEST_CASE("a tuned kernel runs N time steps as its plan says, and agrees with N single steps", "[gpu][launcher][time_steps]") {
+  const KernelDescription k = stencil3d(1);
+  const DeviceInfo device = query_device(0);
+  const ProblemSize problem{{64, 48, 40}, 8};
+  // Two launches of three fused steps, then two single steps: the plan the store makes of these two.
+  std::filesystem::create_directories(kTemp);
+  const auto file = kTemp / "steps.db";
+  std::filesystem::remove(file);
+  {
+    Store store = Store::open(file);
+    const std::int64_t device_id = store.upsert_device(to_record(device));
+    std::vector<std::string> names;
+    for (const Parameter& p : k.space.parameters()) names.push_back(p.name);
+    const std::int64_t kernel_id = store.upsert_kernel({k.name, "hash", names, k.default_config, std::nullopt});
+    const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
+    const auto add = [&](const std::string& config, std::int64_t steps, double ms) {
+      TrialRecord trial;
+      trial.config = config;
+      trial.shape.block = {32, 8, 1};
+      trial.steps_per_launch = steps;
+      trial.samples_ms = {ms};
+      trial.median_ms = trial.min_ms = trial.mean_ms = ms;
+      store.add_trial(device_id, kernel_id, problem_id, trial);
+    };
+    add("block_x=32,block_y=8,block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx=1,py=2,fused_steps=3,carveout=-1", 3, 0.02);
+    add("block_x=32,block_y=8,block_z=1,strategy=CSL,zloop=REG,z_chunk=8,vx=2,py=2,fused_steps=1,carveout=-1", 1, 0.01);
+    REQUIRE(store.update_winner(device_id, kernel_id, problem_id, {}, 8));
+  }
+  const auto empty = kTemp / "empty.db";
+  Store::open(empty);
+  TunedKernel planned(k, TuningDatabase::open(file), 0, VariantCompiler(std::nullopt));
+  TunedKernel single(k, TuningDatabase::open(empty), 0, VariantCompiler(std::nullopt));
+  REQUIRE(planned.select(problem).launches == 2);
+  REQUIRE(planned.select(problem).remainder.size() == 2);
+
+  const std::size_t cells = 64 * 48 * 40;
+  std::vector<float> initial(cells);
+  for (std::size_t i = 0; i < cells; ++i) initial[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f;
+  const std::vector<float> coefficients = {-0.5f, 0.25f / 3};
+  const auto run = [&](TunedKernel& kernel, std::int64_t expected_launches) {
+    DeviceBuffer a(cells * sizeof(float)), b(cells * sizeof(float)), c(coefficients.size() * sizeof(float));
+    a.upload(initial.data(), cells * sizeof(float));
+    b.upload(initial.data(), cells * sizeof(float));  // steps leave the boundary as it is
+    c.upload(coefficients.data(), coefficients.size() * sizeof(float));
+    CUdeviceptr in = a.get(), out = b.get(), coef = c.get();
+    int nx = 64, ny = 48, nz = 40;
+    CHECK(kernel.run_steps(problem, {&in, &out, &coef, &nx, &ny, &nz}) == expected_launches);
+    check(Driver::get().cuCtxSynchronize(), "cuCtxSynchronize");
+    CHECK(in != out);
+    std::vector<float> result(cells);
+    (out == a.get() ? a : b).download(result.data(), cells * sizeof(float));
+    return result;
+  };
+  // Even counts of launches: the result is in the buffer passed as the input, and `out` is swapped to name it.
+  const std::vector<float> fused = run(planned, 4);
+  const std::vector<float> reference = run(single, 8);
+  double difference = 0, norm = 0;
+  for (std::size_t i = 0; i < cells; ++i) {
+    difference += (double(fused[i]) - reference[i]) * (double(fused[i]) - reference[i]);
+    norm += double(reference[i]) * reference[i];
+  }
+  CHECK(std::sqrt(difference / norm) < 1e-5);
+  std::size_t changed = 0;  // eight steps moved the interior away from where it started
+  for (std::size_t i = 0; i < cells; ++i) changed += reference[i] != initial[i];
+  CHECK(changed > cells / 2);
 }
