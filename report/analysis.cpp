@@ -325,6 +325,15 @@ std::vector<const TrialRecord*> Session::best_per_strategy() const {
   return best;
 }
 
+std::vector<const TrialRecord*> Session::best_per_fusion_depth() const {
+  std::map<std::int64_t, const TrialRecord*> best;
+  for (const TrialRecord* t : ranked) best.try_emplace(t->steps_per_launch, t);  // ranked: fastest first
+  if (best.size() < 2 && (best.empty() || best.begin()->first == 1)) return {};
+  std::vector<const TrialRecord*> rows;
+  for (const auto& [steps, trial] : best) rows.push_back(trial);
+  return rows;
+}
+
 std::optional<double> Session::bandwidth_share(const TrialRecord& trial) const {
   if (!copy_bandwidth || copy_bandwidth->value <= 0 || trial.metric_unit != "GB/s" || trial.outcome != Outcome::ok)
     return std::nullopt;

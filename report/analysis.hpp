@@ -65,6 +65,9 @@ struct Session {
   std::string strategy(const TrialRecord& trial) const;
   std::vector<std::string> strategies() const;                // of the ok trials, sorted
   std::vector<const TrialRecord*> best_per_strategy() const;  // in strategies() order
+  // The fastest ok trial per number of time steps a launch advances, by
+  // ascending steps; empty unless some trial advances more than one.
+  std::vector<const TrialRecord*> best_per_fusion_depth() const;
   // The copy bandwidth share of a trial's throughput, when both are GB/s.
   std::optional<double> bandwidth_share(const TrialRecord& trial) const;
   std::string title() const;  // "stencil3d_r1 512x512x512 on NVIDIA H200"

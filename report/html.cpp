@@ -282,6 +282,28 @@ std::string top_table(const Session& s) {
   return html + "</table>\n";
 }
 
+// Temporal blocking: the best launch of each fusion depth, per time step.
+std::string fusion_table(const Session& s, const std::vector<const TrialRecord*>& rows) {
+  const double single_ms = rows.front()->steps_per_launch == 1 ? rows.front()->median_ms : 0;
+  const bool metric = s.measure.unit != "ms";
+  std::string html = fmt::format(
+      "<table><tr><th class=\"number\">steps per launch</th><th>configuration</th><th class=\"number\">ms per launch</th>"
+      "<th class=\"number\">ms per step</th><th class=\"number\">per step vs one step per launch</th>{}</tr>",
+      metric ? fmt::format("<th class=\"number\">{} per step</th>", escape(s.measure.unit)) : "");
+  for (const TrialRecord* t : rows) {
+    const double per_step = t->median_ms / static_cast<double>(t->steps_per_launch);
+    const auto share = s.bandwidth_share(*t);
+    html += fmt::format("<tr><td class=\"number\">{}</td><td><code>{}</code></td><td class=\"number\">{:.4f}</td>"
+                        "<td class=\"number\">{:.4f}</td><td class=\"number\">{}</td>{}</tr>",
+                        t->steps_per_launch, breakable(t->config), t->median_ms, per_step,
+                        single_ms > 0 ? fmt::format("{:.2f}x", single_ms / per_step) : "-",
+                        metric ? fmt::format("<td class=\"number\">{:.0f}{}</td>", t->metric,
+                                             share ? fmt::format(" ({} of copy)", percent(*share)) : "")
+                               : "");
+  }
+  return html + "</table>\n";
+}
+
 std::string session_section(const Session& s, std::size_t index) {
   const auto& d = *s.device;
   TrialCounts counts;
@@ -317,6 +339,11 @@ std::string session_section(const Session& s, std::size_t index) {
                  "(dashed) drawing from the same measured configurations at their recorded costs; time spent, not "
                  "wall time: compiles run in parallel",
                  convergence(s));
+  if (const auto depths = s.best_per_fusion_depth(); !depths.empty())
+    html += "<h3>Time steps: the best launch per fusion depth</h3>\n<p class=\"muted\">A launch that advances k time steps is "
+            "timed per launch and counted as k steps; throughput is per step. <code>blocktune best --time-steps N</code> "
+            "gives the plan for N steps.</p>\n" +
+            fusion_table(s, depths);
   html += fmt::format("<h3>Top {} of {}</h3>\n", std::min(top_rows, s.ranked.size()), s.ranked.size()) + top_table(s);
   return html + "</section>\n";
 }

@@ -61,6 +61,13 @@ void session_section(std::string& out, const Session& s) {
                        metric ? fmt::format(" {:.0f} |", t.metric) : "", 100 * t.occupancy, cell(t.limiting_factor),
                        t.registers, 100 * t.spread);
   }
+  if (const auto depths = s.best_per_fusion_depth(); !depths.empty()) {
+    out += "\nBest launch per fusion depth (time steps per launch; per step = per launch / steps):\n\n"
+           "| steps per launch | configuration | ms per launch | ms per step |\n|---:|---|---:|---:|\n";
+    for (const TrialRecord* t : depths)
+      out += fmt::format("| {} | {} | {:.4f} | {:.4f} |\n", t->steps_per_launch, code(t->config), t->median_ms,
+                         t->median_ms / static_cast<double>(t->steps_per_launch));
+  }
   if (s.strategy_parameters.empty()) {
     out += "\n";
     return;

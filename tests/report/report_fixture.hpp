@@ -43,6 +43,15 @@ inline std::filesystem::path h100_study_database(const std::filesystem::path& ta
 }
 inline constexpr std::size_t h100_study_codings = 9;
 
+// The H200 time-steps run (bench/results/time-steps): stencil3d_r1 512x512x512,
+// every configuration of `tune --time-steps 100`, fused launches of 1 to 4 steps.
+inline std::filesystem::path h200_time_steps_database(const std::filesystem::path& target) {
+  const auto committed =
+      std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "../../bench/results/time-steps/time-steps-h200.db.gz";
+  detail::write_text_file(target, detail::read_text_file(committed), false);
+  return target;
+}
+
 inline void import_json(const std::filesystem::path& database, const nlohmann::json& json) {
   std::istringstream in(json.dump());
   Store::open(database).import_json(in, "fixture");

@@ -377,3 +377,24 @@ TEST_CASE("a kernel without a metric is charted by time, a session without a cor
   CHECK_THAT(render_report(contents, {.problem = ProblemSize{{8}}}, ReportFormat::markdown),
              Catch::Contains("No configuration ran correctly."));
 }
+
+TEST_CASE("time steps: explain the winner for N steps, and the reports' best launch per fusion depth", "[time_steps]") {
+  TempDir dir;
+  const auto file = h200_time_steps_database(dir / "steps.db");
+  const std::string hundred = explain(file, {"stencil3d_r1", ProblemSize{{512, 512, 512}, 100}, "", ""});
+  CHECK_THAT(hundred, Catch::Contains("the winner for 100 time steps") && Catch::Contains("fused_steps=2") &&
+                          Catch::Contains("100 as 50 launches of 2 steps") && Catch::Contains("1.30x faster per step") &&
+                          Catch::Contains("Fusing wins"));
+  // One step: the fastest single-step launch; fused ones do not do one step.
+  CHECK_THAT(explain(file, {"stencil3d_r1", ProblemSize{{512, 512, 512}, 1}, "", ""}),
+             Catch::Contains("strategy=RING") && !Catch::Contains("time steps"));
+
+  const DatabaseContents contents = read_database(file);
+  const std::string markdown = render_report(contents, {}, ReportFormat::markdown);
+  CHECK_THAT(markdown, Catch::Contains("Best launch per fusion depth") &&
+                           Catch::Contains("fused_steps=2,carveout=-1` | 0.4296 | 0.2148 |") &&
+                           Catch::Contains("fused_steps=4,carveout=100` | 1.0606 | 0.2652 |"));
+  CHECK_THAT(render_report(contents, {}, ReportFormat::html), Catch::Contains("the best launch per fusion depth"));
+  const std::string csv = render_report(contents, {}, ReportFormat::csv);
+  CHECK_THAT(csv.substr(0, csv.find('\n')), Catch::Contains("metric_unit,steps_per_launch,param."));
+}
