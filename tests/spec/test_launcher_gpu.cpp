@@ -252,26 +252,9 @@ TEST_CASE("a tuned kernel runs N time steps as its plan says, and agrees with N 
   std::filesystem::create_directories(kTemp);
   const auto file = kTemp / "steps.db";
   std::filesystem::remove(file);
-  {
-    Store store = Store::open(file);
-    const std::int64_t device_id = store.upsert_device(to_record(device));
-    std::vector<std::string> names;
-    for (const Parameter& p : k.space.parameters()) names.push_back(p.name);
-    const std::int64_t kernel_id = store.upsert_kernel({k.name, "hash", names, k.default_config, std::nullopt});
-    const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
-    const auto add = [&](const std::string& config, std::int64_t steps, double ms) {
-      TrialRecord trial;
-      trial.config = config;
-      trial.shape.block = {32, 8, 1};
-      trial.steps_per_launch = steps;
-      trial.samples_ms = {ms};
-      trial.median_ms = trial.min_ms = trial.mean_ms = ms;
-      store.add_trial(device_id, kernel_id, problem_id, trial);
-    };
-    add("block_x=32,block_y=8,block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx=1,py=2,fused_steps=3,carveout=-1", 3, 0.02);
-    add("block_x=32,block_y=8,block_z=1,strategy=CSL,zloop=REG,z_chunk=8,vx=2,py=2,fused_steps=1,carveout=-1", 1, 0.01);
-    REQUIRE(store.update_winner(device_id, kernel_id, problem_id, {}, 8));
-  }
+  store_session(file, k, device, problem,
+                {{"block_x=32,block_y=8,block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx=1,py=2,fused_steps=3,carveout=-1", {32, 8, 1}, 3, 0.02},
+                 {"block_x=32,block_y=8,block_z=1,strategy=CSL,zloop=REG,z_chunk=8,vx=2,py=2,fused_steps=1,carveout=-1", {32, 8, 1}, 1, 0.01}});
   const auto empty = kTemp / "empty.db";
   Store::open(empty);
   TunedKernel planned(k, TuningDatabase::open(file), 0, VariantCompiler(std::nullopt));
