@@ -117,18 +117,6 @@ bool qualifies(MatchKind level, const DeviceKey& tuned_on, const DeviceKey& want
   }
 }
 
-std::vector<std::pair<std::string, std::string>> parse_config(std::string_view config) {
-  std::vector<std::pair<std::string, std::string>> parameters;
-  while (!config.empty()) {
-    const auto comma = config.find(',');
-    const auto item = config.substr(0, comma);
-    const auto equals = item.find('=');
-    parameters.emplace_back(item.substr(0, equals), equals == item.npos ? "" : item.substr(equals + 1));
-    config = comma == config.npos ? std::string_view() : config.substr(comma + 1);
-  }
-  return parameters;
-}
-
 std::string format_number(double value) {
   char buffer[32];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 4).ptr;
@@ -292,7 +280,7 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
                          ? MatchKind::exact
                          : level;
       answer.shape = plan.main.shape;
-      answer.parameters = parse_config(plan.main.config);
+      answer.parameters = split_config(plan.main.config);
       answer.config = plan.main.config;
       answer.median_ms = plan.main.median_ms;
       answer.tuned_device = tuned_on.name;
@@ -312,7 +300,7 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
     answer.match = match;
     answer.time_steps = answer.launches = problem.time_steps;
     answer.shape = chosen.shape;
-    answer.parameters = parse_config(chosen.config);
+    answer.parameters = split_config(chosen.config);
     answer.config = chosen.config;
     return answer;
   };

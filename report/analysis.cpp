@@ -87,9 +87,9 @@ std::string outcome_words(Outcome outcome) {
 
 // "carveout=-1, strategy=BASE": the parameters of `other` whose values differ from `base`.
 std::string differences(const TrialRecord& base, const TrialRecord& other) {
-  const Parameters mine = parse_config(base.config);
+  const Parameters mine = split_config(base.config);
   std::vector<std::string> changed;
-  for (const auto& [name, value] : parse_config(other.config)) {
+  for (const auto& [name, value] : split_config(other.config)) {
     const auto same = std::ranges::find(mine, std::pair{name, value});
     if (same == mine.end()) changed.push_back(fmt::format("{}={}", name, value));
   }
@@ -171,9 +171,9 @@ std::string close_group_verdict(const Session& session, const TrialRecord& winne
     return fmt::format("No other configuration comes within {} of its time.", percent(close_margin));
 
   std::vector<Parameters> close_parameters;
-  for (const TrialRecord* t : close) close_parameters.push_back(parse_config(t->config));
+  for (const TrialRecord* t : close) close_parameters.push_back(split_config(t->config));
   std::vector<std::string> shared, varying;
-  for (const auto& parameter : parse_config(winner.config)) {
+  for (const auto& parameter : split_config(winner.config)) {
     const bool all_same = std::ranges::all_of(close_parameters, [&](const Parameters& parameters) {
       return std::ranges::find(parameters, parameter) != parameters.end();
     });
@@ -267,18 +267,6 @@ std::string by_outcome(const std::map<Outcome, std::size_t>& counts) {
 
 }  // namespace
 
-Parameters parse_config(std::string_view config) {
-  Parameters parameters;
-  while (!config.empty()) {
-    const auto item = config.substr(0, config.find(','));
-    const auto equals = item.find('=');
-    parameters.emplace_back(std::string(item.substr(0, equals)),
-                            equals == item.npos ? std::string() : std::string(item.substr(equals + 1)));
-    config.remove_prefix(std::min(config.size(), item.size() + 1));
-  }
-  return parameters;
-}
-
 bool faster(const TrialRecord& a, const TrialRecord& b) {
   return std::tie(a.median_ms, a.min_ms, a.config) < std::tie(b.median_ms, b.min_ms, b.config);
 }
@@ -306,7 +294,7 @@ std::size_t Session::rank(const TrialRecord& trial) const {
 
 std::string Session::strategy(const TrialRecord& trial) const {
   std::vector<std::string> values;
-  for (const auto& [name, value] : parse_config(trial.config))
+  for (const auto& [name, value] : split_config(trial.config))
     if (std::ranges::find(strategy_parameters, name) != strategy_parameters.end())
       values.push_back(fmt::format("{}={}", name, value));
   return fmt::format("{}", fmt::join(values, ","));
@@ -416,7 +404,7 @@ std::vector<Session> select_sessions(const DatabaseContents& contents, const Rep
                                  : Measure{"median time", "ms", false};
     for (const auto& name : session.kernel->parameter_names)
       if (std::ranges::any_of(session.ranked, [&](const TrialRecord* t) {
-            return std::ranges::any_of(parse_config(t->config),
+            return std::ranges::any_of(split_config(t->config),
                                        [&](const auto& p) { return p.first == name && !is_integer(p.second); });
           }))
         session.strategy_parameters.push_back(name);

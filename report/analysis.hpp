@@ -14,9 +14,8 @@
 
 namespace blocktune::report {
 
-// "name=value" pairs of a configuration, in order.
+// "name=value" pairs of a configuration, in order (split_config).
 using Parameters = std::vector<std::pair<std::string, std::string>>;
-Parameters parse_config(std::string_view config);
 
 // The store's winner order: by median time, then minimum time, then config text.
 bool faster(const TrialRecord& a, const TrialRecord& b);

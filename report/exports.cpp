@@ -50,7 +50,7 @@ std::string_view invalidity(Outcome outcome) {
 
 Json t4_configuration(std::string_view config) {
   Json configuration = Json::object();
-  for (const auto& [name, value] : parse_config(config)) {
+  for (const auto& [name, value] : split_config(config)) {
     long long number = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (!value.empty() && error == std::errc() && end == value.data() + value.size())
@@ -161,7 +161,7 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       std::to_string(t.steps_per_launch)};
       if (predicted)
         fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact_text(*t.predicted_ms) : std::string());
-      const Parameters parameters = parse_config(t.config);
+      const Parameters parameters = split_config(t.config);
       for (const auto& name : parameter_names) {
         const auto found = std::ranges::find(parameters, name, &Parameters::value_type::first);
         fields.push_back(found == parameters.end() ? std::string() : found->second);

@@ -32,7 +32,7 @@ std::string canonical_config(std::string_view text, const KernelRecord& kernel) 
                                    fmt::join(kernel.parameter_names, ", ")));
   };
   std::map<std::string, std::string, std::less<>> values;
-  for (const auto& [raw_name, raw_value] : report::parse_config(text)) {
+  for (const auto& [raw_name, raw_value] : split_config(text)) {
     const std::string name = trim(raw_name), value = trim(raw_value);
     if (name.empty() || value.empty()) throw fail("expected name=value,name=value");
     if (std::ranges::find(kernel.parameter_names, name) == kernel.parameter_names.end())
