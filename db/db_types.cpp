@@ -52,23 +52,6 @@ std::vector<std::pair<std::string, std::string>> split_config(std::string_view c
   return parameters;
 }
 
-std::optional<std::pair<int, int>> parse_arch(std::string_view text) {
-  for (const std::string_view prefix : {"sm_", "compute_"})
-    if (text.starts_with(prefix)) text.remove_prefix(prefix.size());
-  if (text.size() > 1 && (text.ends_with('a') || text.ends_with('f'))) text.remove_suffix(1);  // sm_90a, sm_100f
-  const auto dot = text.find('.');
-  const std::string_view major = dot == text.npos ? text.substr(0, text.empty() ? 0 : text.size() - 1) : text.substr(0, dot);
-  const std::string_view minor = dot == text.npos ? text.substr(major.size()) : text.substr(dot + 1);
-  const auto digits = [](std::string_view part) {
-    return !part.empty() && std::ranges::all_of(part, [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (!digits(major) || !digits(minor) || minor.size() != 1 || major.size() > 3) return std::nullopt;
-  int value = 0;
-  std::from_chars(major.data(), major.data() + major.size(), value);
-  if (value < 1) return std::nullopt;
-  return std::pair{value, minor[0] - '0'};
-}
-
 ProblemSize ProblemSize::parse(std::string_view text) {
   if (text.empty()) throw std::invalid_argument("empty problem size; expected dimensions like 512x512x512");
   ProblemSize size;

@@ -1,5 +1,4 @@
 #include <blocktune/device.hpp>
-#include <blocktune/db_types.hpp>
 #include <blocktune/driver.hpp>
 
 #include <dlfcn.h>
@@ -61,6 +60,25 @@ const std::array<DeviceInfo, 8>& profiles() {
       profile("NVIDIA GeForce RTX 5090 (sm_120 profile)", 12, 0, 170, 96 * MiB, 100 * KiB, 99 * KiB, KiB, 1536, 24, 32 * GiB, 2407, 14001, 512),
   };
   return all;
+}
+
+// "sm_90", "compute_90", "90", "9.0" -> {9, 0}
+std::optional<std::pair<int, int>> parse_arch(std::string_view text) {
+  for (std::string_view prefix : {"sm_", "compute_"}) {
+    if (text.starts_with(prefix)) text.remove_prefix(prefix.size());
+  }
+  if (auto dot = text.find('.'); dot != std::string_view::npos) {
+    int major = 0, minor = 0;
+    auto a = std::from_chars(text.data(), text.data() + dot, major);
+    auto b = std::from_chars(text.data() + dot + 1, text.data() + text.size(), minor);
+    if (a.ec != std::errc{} || b.ec != std::errc{} || a.ptr != text.data() + dot || b.ptr != text.data() + text.size())
+      return std::nullopt;
+    return std::pair{major, minor};
+  }
+  int number = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || number < 10) return std::nullopt;
+  return std::pair{number / 10, number % 10};
 }
 
 int attribute(const Driver& driver, CUdevice device, CUdevice_attribute which) {

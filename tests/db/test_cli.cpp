@@ -119,14 +119,18 @@ TEST_CASE("blocktune db: every bad input is one clear line and exit code 1") {
   CHECK(run(good, {"db"}).code != 0);  // a subcommand is required
 }
 
-TEST_CASE("architecture names: one parser for sm_XY, sm_XYa, compute_XY, XY and X.Y") {
-  CHECK(parse_arch("sm_90") == std::pair{9, 0});
-  CHECK(parse_arch("sm_90a") == std::pair{9, 0});
-  CHECK(parse_arch("compute_90") == std::pair{9, 0});
-  CHECK(parse_arch("sm_100") == std::pair{10, 0});
-  CHECK(parse_arch("sm_120f") == std::pair{12, 0});
-  CHECK(parse_arch("86") == std::pair{8, 6});
-  CHECK(parse_arch("8.9") == std::pair{8, 9});
-  for (const auto* bad : {"", "sm_", "sm_9", "gfx90a", "9.10", "sm_x0", "-9.0", "9.", "a", "sm_0"})
-    CHECK_FALSE(parse_arch(bad));
+TEST_CASE("architecture names for --arch") {
+  const auto cc = [](std::string_view arch) {
+    const auto key = device_key_for_arch(arch);
+    return std::pair{key.cc_major, key.cc_minor};
+  };
+  CHECK(cc("sm_90") == std::pair{9, 0});
+  CHECK(cc("sm_90a") == std::pair{9, 0});
+  CHECK(cc("sm_100") == std::pair{10, 0});
+  CHECK(cc("sm_120f") == std::pair{12, 0});
+  CHECK(cc("86") == std::pair{8, 6});
+  CHECK(cc("8.9") == std::pair{8, 9});
+  CHECK(device_key_for_arch("sm_90").uuid.empty());
+  for (const auto* bad : {"", "sm_", "sm_9", "gfx90a", "9.10", "sm_x0", "-9.0", "9."})
+    CHECK_THROWS_WITH(device_key_for_arch(bad), Catch::Contains("expected sm_XY"));
 }

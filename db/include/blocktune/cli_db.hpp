@@ -20,4 +20,8 @@ namespace blocktune {
 void add_db_commands(CLI::App& app, const std::filesystem::path& default_db, std::ostream& out = std::cout,
                      std::ostream& err = std::cerr);
 
+// For `blocktune best --arch`: "sm_90", "sm_90a", "90" or "9.0" to a device
+// key with only the compute capability set. Throws std::invalid_argument.
+DeviceKey device_key_for_arch(std::string_view arch);
+
 }  // namespace blocktune

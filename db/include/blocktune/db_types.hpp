@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,11 +40,6 @@ struct ProblemSize {
 // pairs in order. Splits only: the search layer's Config::parse checks names
 // and types values.
 std::vector<std::pair<std::string, std::string>> split_config(std::string_view config);
-
-// An architecture's compute capability: "sm_90", "sm_90a", "sm_100f",
-// "compute_90", "90" or "9.0" -> {9, 0}; nullopt for anything else. The one
-// parser of architecture names, for profiles, --arch and the compiler's target.
-std::optional<std::pair<int, int>> parse_arch(std::string_view text);
 
 // How a configuration is launched: block dimensions and shared-memory carveout.
 struct LaunchShape {
