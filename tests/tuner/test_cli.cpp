@@ -222,7 +222,7 @@ TEST_CASE("output that cannot be written is exit code 1 with a message, never 0"
   }
 }
 
-TEST_CASE("--time-steps lets configurations that fuse steps into the space, and must be at least 1", "[cli][time_steps]") {
+TEST_CASE("time steps: the option lets configurations that fuse steps into the space, and must be at least 1", "[cli][time_steps]") {
   const Run one = run_blocktune("plan stencil3d_r1 --arch sm_90 --sample 1");
   REQUIRE(one.status == 0);
   CHECK_THAT(one.output, Catch::Contains("9402 satisfy the constraints"));  // fused launches do not run one step
