@@ -1,5 +1,5 @@
 #include <blocktune/characterize.hpp>
-#include <blocktune/gpu.hpp>
+#include <blocktune/detail/gpu.hpp>
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
-#include <blocktune/compiler.hpp>
-#include <blocktune/driver.hpp>
+#include <blocktune/detail/compiler.hpp>
+#include <blocktune/detail/driver.hpp>
 #include <blocktune/version.hpp>
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include <blocktune/driver.hpp>
+#include <blocktune/detail/driver.hpp>
 
 #include <dlfcn.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include <blocktune/gpu.hpp>
+#include <blocktune/detail/gpu.hpp>
 
 #include <fmt/format.h>
 

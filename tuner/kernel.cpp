@@ -1,4 +1,4 @@
-#include <blocktune/kernel.hpp>
+#include <blocktune/detail/kernel.hpp>
 
 #include <fmt/format.h>
 

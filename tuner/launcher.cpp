@@ -43,7 +43,7 @@ std::variant<Config, std::string> fit(const KernelDescription& kernel, std::stri
 }  // namespace
 
 DeviceKey device_key(const DeviceInfo& device) {
-  return {to_record(device).uuid, device.name, device.cc_major, device.cc_minor, device.sm_count};
+  return {stored_uuid(device), device.name, device.cc_major, device.cc_minor, device.sm_count};
 }
 
 Selection select_configuration(const KernelDescription& kernel, const TuningDatabase& database, const DeviceInfo& device,

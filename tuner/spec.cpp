@@ -8,7 +8,7 @@
 #include <blocktune/text.hpp>
 
 #include "t1.hpp"
-#include <blocktune/tuner.hpp>
+#include <blocktune/detail/resolve.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

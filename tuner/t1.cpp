@@ -1,6 +1,6 @@
 #include "t1.hpp"
 
-#include <blocktune/expression.hpp>
+#include <blocktune/detail/expression.hpp>
 #include <blocktune/spec.hpp>
 
 #include <fmt/format.h>

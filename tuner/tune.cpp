@@ -3,7 +3,7 @@
 #include "measurement_session.hpp"
 
 #include <blocktune/compile_pool.hpp>
-#include <blocktune/model.hpp>
+#include <blocktune/detail/model.hpp>
 #include <blocktune/prediction.hpp>
 #include <blocktune/resource_estimate.hpp>
 #include <blocktune/store.hpp>

@@ -1,5 +1,5 @@
-#include <blocktune/device.hpp>
-#include <blocktune/driver.hpp>
+#include <blocktune/detail/device.hpp>
+#include <blocktune/detail/driver.hpp>
 
 #include <catch2/catch.hpp>
 

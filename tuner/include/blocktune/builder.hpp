@@ -22,7 +22,7 @@
 //           .build();
 #pragma once
 
-#include <blocktune/kernel.hpp>
+#include <blocktune/detail/kernel.hpp>
 #include <blocktune/spec.hpp>
 
 #include <filesystem>

@@ -2,7 +2,7 @@
 // the driver applies, for real devices and architecture profiles alike.
 #pragma once
 
-#include <blocktune/device.hpp>
+#include <blocktune/detail/device.hpp>
 
 #include <string>
 #include <vector>

@@ -8,7 +8,7 @@
 //   matmul/spec.json: grid[1]: 'ceil_div(m, tile_q)' names 'tile_q', which is not a parameter (...)
 #pragma once
 
-#include <blocktune/kernel.hpp>
+#include <blocktune/detail/kernel.hpp>
 
 #include <filesystem>
 #include <stdexcept>

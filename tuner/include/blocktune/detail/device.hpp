@@ -35,6 +35,10 @@ struct DeviceInfo {
 };
 
 // Architectures with a built-in profile: sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120.
+// The uuid the tuning database stores for `device`: its own, or
+// "sm_90-profile" for an architecture profile (which has none).
+std::string stored_uuid(const DeviceInfo& device);
+
 std::vector<std::string> known_architectures();
 // The profile for "sm_90" (also accepts "90", "9.0", "compute_90"); nullopt if unknown.
 std::optional<DeviceInfo> arch_profile(std::string_view arch);

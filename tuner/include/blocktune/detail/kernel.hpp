@@ -3,9 +3,9 @@
 // written in C++ (kernels/); spec files are the same description written down.
 #pragma once
 
-#include <blocktune/model.hpp>
+#include <blocktune/detail/model.hpp>
 #include <blocktune/runtime.hpp>
-#include <blocktune/space.hpp>
+#include <blocktune/detail/space.hpp>
 
 #include <array>
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "blocktune/expression.hpp"
+#include "blocktune/detail/expression.hpp"
 
 namespace blocktune {
 

@@ -2,6 +2,8 @@
 // binary starts on a machine with no GPU driver; GPU-free commands work there.
 #pragma once
 
+#include <blocktune/errors.hpp>
+
 #include <cuda.h>
 
 #include <stdexcept>
@@ -9,17 +11,6 @@
 #include <string_view>
 
 namespace blocktune {
-
-// No usable driver or GPU: libcuda.so.1 missing, cuInit failing, or no device.
-struct GpuUnavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// A driver call that failed; the message names the call and the driver's words.
-struct CudaError : std::runtime_error {
-  CudaError(CUresult result, const std::string& message) : std::runtime_error(message), code(result) {}
-  CUresult code;
-};
 
 // The entry points blocktune uses. cuda.h maps each public name to its current
 // versioned symbol (cuMemAlloc -> cuMemAlloc_v2); the table uses those types and

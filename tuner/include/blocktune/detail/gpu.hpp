@@ -2,8 +2,9 @@
 // modules, and event timing of launches.
 #pragma once
 
-#include <blocktune/device.hpp>
-#include <blocktune/driver.hpp>
+#include <blocktune/detail/device.hpp>
+#include <blocktune/detail/driver.hpp>
+#include <blocktune/detail/launch_shape.hpp>
 
 #include <array>
 #include <cstddef>
@@ -45,13 +46,6 @@ class DeviceBuffer {
  private:
   CUdeviceptr pointer_ = 0;
   std::size_t bytes_ = 0;
-};
-
-struct LaunchShape3 {
-  std::array<unsigned, 3> grid{1, 1, 1};
-  std::array<unsigned, 3> block{1, 1, 1};
-  unsigned dynamic_smem = 0;
-  int carveout = -1;  // percent, -1 = leave the driver's default
 };
 
 class Kernel {
