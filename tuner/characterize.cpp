@@ -1,3 +1,4 @@
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/characterize.hpp>
 #include <blocktune/detail/gpu.hpp>
 

@@ -2,6 +2,7 @@
 // GPU (in a worker process where possible) and stored as they are measured.
 #include "measurement_session.hpp"
 
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/compile_pool.hpp>
 #include <blocktune/detail/model.hpp>
 #include <blocktune/prediction.hpp>

@@ -1,3 +1,4 @@
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/detail/device.hpp>
 #include <blocktune/detail/driver.hpp>
 

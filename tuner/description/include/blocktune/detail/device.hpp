@@ -34,29 +34,19 @@ struct DeviceInfo {
   std::string arch() const;  // "sm_90"
 };
 
-// Architectures with a built-in profile: sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120.
 // The uuid the tuning database stores for `device`: its own, or
 // "sm_90-profile" for an architecture profile (which has none).
 std::string stored_uuid(const DeviceInfo& device);
 
+// Architectures with a built-in profile: sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120.
 std::vector<std::string> known_architectures();
 // The profile for "sm_90" (also accepts "90", "9.0", "compute_90"); nullopt if unknown.
 std::optional<DeviceInfo> arch_profile(std::string_view arch);
 // Like arch_profile, but throws std::invalid_argument listing the known architectures.
 DeviceInfo require_arch_profile(std::string_view arch);
 
-int device_count();                        // throws GpuUnavailable
-DeviceInfo query_device(int ordinal);      // throws GpuUnavailable, std::out_of_range, CudaError
-std::vector<DeviceInfo> list_devices();    // throws GpuUnavailable
-
 // The device as one JSON object, and back (blocktune devices --json, the measurement worker).
 std::string device_to_json(const DeviceInfo& device);
 DeviceInfo device_from_json(std::string_view json);  // throws std::invalid_argument
-
-// The NVIDIA driver's release, e.g. "580.159.04", through NVML; empty when NVML cannot tell.
-std::string driver_release();
-
-// The current SM clock in MHz through NVML, or 0 when NVML cannot tell.
-int current_sm_clock_mhz(const DeviceInfo& device);
 
 }  // namespace blocktune

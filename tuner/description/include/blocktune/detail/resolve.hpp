@@ -3,7 +3,7 @@
 // CUDA-free (the description layer).
 #pragma once
 
-#include <blocktune/detail/compiler.hpp>
+#include <blocktune/detail/compile_request.hpp>
 #include <blocktune/detail/device.hpp>
 #include <blocktune/detail/kernel.hpp>
 #include <blocktune/detail/launch_shape.hpp>

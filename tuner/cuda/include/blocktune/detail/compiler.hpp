@@ -2,6 +2,8 @@
 // for the target architecture. Works without a GPU; results are cached on disk.
 #pragma once
 
+#include <blocktune/detail/compile_request.hpp>
+
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -11,18 +13,6 @@
 #include <vector>
 
 namespace blocktune {
-
-struct CompileRequest {
-  std::string source;       // CUDA C++ source text
-  std::string source_name;  // shown in compiler messages, e.g. "stencil3d.cu"
-  std::string kernel;       // name expression: "stencil<4, float>" or an extern "C" name
-  std::vector<std::pair<std::string, std::string>> defines;  // passed as -DNAME=VALUE
-  std::vector<std::string> options;                          // further NVRTC options
-  std::string arch;         // "sm_90"
-
-  // Everything that determines the compiler's output, as one text (the cache key).
-  std::string identity() const;
-};
 
 // What ptxas reports for one entry function (--ptxas-options=-v).
 struct ResourceUsage {

@@ -1,5 +1,6 @@
 // Querying the GPUs through the driver (device.hpp's CUDA part; the
 // architecture profiles, CUDA-free, are in device.cpp).
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/detail/device.hpp>
 #include <blocktune/detail/driver.hpp>
 
