@@ -1,3 +1,4 @@
+#include <blocktune/arch.hpp>
 #include <blocktune/cli_db.hpp>
 
 #include <blocktune/cli_action.hpp>
@@ -157,25 +158,11 @@ void add_db_commands(CLI::App& app, const std::filesystem::path& default_db, std
 }
 
 DeviceKey device_key_for_arch(std::string_view arch) {
-  const auto fail = [&] {
-    return std::invalid_argument("architecture '" + std::string(arch) + "': expected sm_XY (like sm_90), XY or X.Y");
-  };
-  std::string_view text = arch;
-  if (text.starts_with("sm_")) text.remove_prefix(3);
-  if (text.ends_with('a') || text.ends_with('f')) text.remove_suffix(1);  // sm_90a, sm_100f
-  const auto dot = text.find('.');
-  const auto major_text = dot == text.npos ? text.substr(0, text.size() > 0 ? text.size() - 1 : 0) : text.substr(0, dot);
-  const auto minor_text = dot == text.npos ? text.substr(major_text.size()) : text.substr(dot + 1);
-  const auto number = [&](std::string_view digits) {
-    int value = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) throw fail();
-    return value;
-  };
+  const auto cc = parse_arch(arch);
+  if (!cc) throw std::invalid_argument("architecture '" + std::string(arch) + "': expected sm_XY (like sm_90), XY or X.Y");
   DeviceKey key;
-  key.cc_major = number(major_text);
-  key.cc_minor = number(minor_text);
-  if (key.cc_major < 1 || minor_text.size() != 1) throw fail();
+  key.cc_major = cc->first;
+  key.cc_minor = cc->second;
   return key;
 }
 

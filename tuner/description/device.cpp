@@ -1,3 +1,4 @@
+#include <blocktune/arch.hpp>
 #include <blocktune/detail/device.hpp>
 
 #include <fmt/format.h>
@@ -58,25 +59,6 @@ const std::array<DeviceInfo, 8>& profiles() {
       profile("NVIDIA GeForce RTX 5090 (sm_120 profile)", 12, 0, 170, 96 * MiB, 100 * KiB, 99 * KiB, KiB, 1536, 24, 32 * GiB, 2407, 14001, 512),
   };
   return all;
-}
-
-// "sm_90", "compute_90", "90", "9.0" -> {9, 0}
-std::optional<std::pair<int, int>> parse_arch(std::string_view text) {
-  for (std::string_view prefix : {"sm_", "compute_"}) {
-    if (text.starts_with(prefix)) text.remove_prefix(prefix.size());
-  }
-  if (auto dot = text.find('.'); dot != std::string_view::npos) {
-    int major = 0, minor = 0;
-    auto a = std::from_chars(text.data(), text.data() + dot, major);
-    auto b = std::from_chars(text.data() + dot + 1, text.data() + text.size(), minor);
-    if (a.ec != std::errc{} || b.ec != std::errc{} || a.ptr != text.data() + dot || b.ptr != text.data() + text.size())
-      return std::nullopt;
-    return std::pair{major, minor};
-  }
-  int number = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), number);
-  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || number < 10) return std::nullopt;
-  return std::pair{number / 10, number % 10};
 }
 
 }  // namespace
@@ -142,6 +124,8 @@ std::vector<std::string> known_architectures() {
 }
 
 std::optional<DeviceInfo> arch_profile(std::string_view arch) {
+  // Profiles are for the base architecture: "sm_90a" names none (its code runs on sm_90a devices only).
+  if (arch.ends_with('a') || arch.ends_with('f')) return std::nullopt;
   auto cc = parse_arch(arch);
   if (!cc) return std::nullopt;
   for (const DeviceInfo& p : profiles()) {
