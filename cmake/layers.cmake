@@ -28,3 +28,8 @@ blocktune_forbid_links(blocktune_cuda blocktune_launch blocktune_tuner blocktune
 # The launch API and the tuner stand side by side.
 blocktune_forbid_links(blocktune_launch blocktune_tuner blocktune_db blocktune_kernels)
 blocktune_forbid_links(blocktune_tuner blocktune_launch)
+# The command line lives in cli/ only: no library below it uses CLI11.
+foreach(library blocktune_runtime blocktune_db blocktune_search blocktune_model blocktune_description blocktune_cuda
+                blocktune_launch blocktune_tuner blocktune_kernels blocktune_report blocktune_replay)
+  blocktune_forbid_links(${library} CLI11::CLI11)
+endforeach()
