@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/characterize.hpp>
 #include <blocktune/cli_action.hpp>
 #include <blocktune/kernels.hpp>

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/cli_action.hpp>
 #include <blocktune/cli_db.hpp>
 #include <blocktune/cli_replay.hpp>

@@ -323,6 +323,8 @@ TuningDatabase TuningDatabase::open(const std::filesystem::path& file) {
   return TuningDatabase(std::move(state));
 }
 
+TuningDatabase TuningDatabase::empty() { return TuningDatabase(std::make_shared<State>()); }
+
 const BestConfig& TuningDatabase::best(std::string_view kernel, const DeviceKey& device,
                                        const ProblemSize& problem) const& {
   State& state = *state_;

@@ -13,9 +13,9 @@
 //
 // NVRTC takes tens of milliseconds per compile: with BLOCKTUNE_FUZZ_NVRTC_EVERY=N
 // only inputs whose hash is a multiple of N are compiled (default 1: all).
-#include <blocktune/compiler.hpp>
+#include <blocktune/detail/compiler.hpp>
 #include <blocktune/db_types.hpp>
-#include <blocktune/device.hpp>
+#include <blocktune/detail/device.hpp>
 #include <blocktune/spec.hpp>
 #include <blocktune/tuner.hpp>
 

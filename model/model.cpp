@@ -1,4 +1,4 @@
-#include <blocktune/model.hpp>
+#include <blocktune/detail/model.hpp>
 
 #include <algorithm>
 #include <array>

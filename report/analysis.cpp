@@ -1,6 +1,6 @@
 #include "analysis.hpp"
 
-#include <blocktune/model.hpp>
+#include <blocktune/detail/model.hpp>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

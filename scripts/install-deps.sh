@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages blocktune builds with, where they are missing;
 # with --test also those only the tests use (python3-jsonschema for the T4
-# schema check, Chromium for the HTML report check), so that tuning never waits
-# for a browser. Needs root for apt-get; without root it lists what to install
+# schema check, Chromium for the HTML report check, doxygen for the API page),
+# so that tuning never waits for a browser. Needs root for apt-get; without root it lists what to install
 # and fails.
 set -euo pipefail
 
 packages=(cmake g++ make libsqlite3-dev libfmt-dev libcli11-dev catch2 nlohmann-json3-dev libbenchmark-dev zlib1g-dev sqlite3
           python3)
-test_packages=(python3-jsonschema chromium)
+test_packages=(python3-jsonschema chromium doxygen)
 case "${1:-}" in
   "") ;;
   --test) packages+=("${test_packages[@]}") ;;

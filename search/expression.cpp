@@ -1,4 +1,4 @@
-#include "blocktune/expression.hpp"
+#include "blocktune/detail/expression.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "blocktune/space.hpp"
+#include "blocktune/detail/space.hpp"
 
 #include "blocktune/candidates.hpp"
 

@@ -1,5 +1,6 @@
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/characterize.hpp>
-#include <blocktune/gpu.hpp>
+#include <blocktune/detail/gpu.hpp>
 
 #include <fmt/format.h>
 

@@ -2,8 +2,9 @@
 // GPU (in a worker process where possible) and stored as they are measured.
 #include "measurement_session.hpp"
 
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/compile_pool.hpp>
-#include <blocktune/model.hpp>
+#include <blocktune/detail/model.hpp>
 #include <blocktune/prediction.hpp>
 #include <blocktune/resource_estimate.hpp>
 #include <blocktune/store.hpp>

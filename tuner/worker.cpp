@@ -1,6 +1,7 @@
 #include "child_process.hpp"
 #include "measurement_session.hpp"
 
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/compile_pool.hpp>
 #include <blocktune/worker.hpp>
 

@@ -1,7 +1,7 @@
 // main() of the GPU test programs: without a GPU they say so and exit 77,
 // which ctest reports as skipped.
 #define CATCH_CONFIG_RUNNER
-#include <blocktune/driver.hpp>
+#include <blocktune/detail/driver.hpp>
 
 #include <catch2/catch.hpp>
 

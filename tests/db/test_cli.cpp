@@ -1,6 +1,7 @@
 #include "fifo.hpp"
 #include "db_test_util.hpp"
 
+#include <blocktune/arch.hpp>
 #include <blocktune/cli_db.hpp>
 
 #include <CLI/CLI.hpp>
@@ -130,7 +131,19 @@ TEST_CASE("architecture names for --arch") {
   CHECK(cc("sm_120f") == std::pair{12, 0});
   CHECK(cc("86") == std::pair{8, 6});
   CHECK(cc("8.9") == std::pair{8, 9});
+  CHECK(cc("compute_90") == std::pair{9, 0});
   CHECK(device_key_for_arch("sm_90").uuid.empty());
   for (const auto* bad : {"", "sm_", "sm_9", "gfx90a", "9.10", "sm_x0", "-9.0", "9."})
     CHECK_THROWS_WITH(device_key_for_arch(bad), Catch::Contains("expected sm_XY"));
+}
+
+TEST_CASE("one parser for architecture names") {
+  CHECK(parse_arch("sm_90") == std::pair{9, 0});
+  CHECK(parse_arch("compute_90") == std::pair{9, 0});
+  CHECK(parse_arch("sm_90a") == std::pair{9, 0});
+  CHECK(parse_arch("sm_100f") == std::pair{10, 0});
+  CHECK(parse_arch("120") == std::pair{12, 0});
+  CHECK(parse_arch("10.0") == std::pair{10, 0});
+  for (const auto* bad : {"", "sm_", "sm_9", "gfx90a", "9.10", "sm_x0", "-9.0", "9.", "sm_compute_90"})
+    CHECK_FALSE(parse_arch(bad));
 }

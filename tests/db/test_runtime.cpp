@@ -240,3 +240,15 @@ TEST_CASE("helpers for applications") {
   CHECK(with_env(nullptr, nullptr, nullptr) == "tuning.db");
   with_env(nullptr, nullptr, saved_home.empty() ? nullptr : saved_home.c_str());
 }
+
+TEST_CASE("an empty database answers nothing, for any kernel") {
+  const TuningDatabase db = TuningDatabase::empty();
+  const DeviceKey device{"GPU-00000000-0000-0000-0000-000000000000", "NVIDIA H100 80GB HBM3", 9, 0, 132};
+  const BestConfig& best = db.best("stencil3d", device, ProblemSize{{512, 512, 512}, 100});
+  CHECK(best.match == MatchKind::none);
+  CHECK_FALSE(best.found());
+  CHECK(best.config.empty());
+  CHECK(db.problem_ranks("stencil3d").empty());
+  CHECK(db.path().empty());
+  CHECK_FALSE(TuningDatabase::empty().best("stencil3d", device, ProblemSize{{8}}).found());
+}

@@ -4,8 +4,8 @@
 // memory and carveouts. The CPU test replays them through cuda_occupancy.h.
 //
 //   record_occupancy OUTPUT.csv [GPU]
-#include <blocktune/compiler.hpp>
-#include <blocktune/gpu.hpp>
+#include <blocktune/detail/compiler.hpp>
+#include <blocktune/detail/gpu.hpp>
 #include <blocktune/occupancy.hpp>
 
 #include <fmt/format.h>

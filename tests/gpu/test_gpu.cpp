@@ -1,4 +1,5 @@
 // Tests that need a GPU (main: tests/common/gpu_test_main.cpp).
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/kernels.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>

@@ -1,5 +1,5 @@
 #include <blocktune/characterize.hpp>
-#include <blocktune/compiler.hpp>
+#include <blocktune/detail/compiler.hpp>
 #include <blocktune/kernels.hpp>
 
 #include <catch2/catch.hpp>

@@ -5,8 +5,8 @@
 // 0.8, a configuration within 3% of the optimum in the model's top 10 at every
 // radius) are not all met: the test asserts what the model reaches
 // (bench/results/model/README.md says what misses and why).
-#include <blocktune/device.hpp>
-#include <blocktune/model.hpp>
+#include <blocktune/detail/device.hpp>
+#include <blocktune/detail/model.hpp>
 #include <blocktune/prediction.hpp>
 #include <blocktune/recording.hpp>
 #include <blocktune/spec.hpp>

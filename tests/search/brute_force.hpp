@@ -2,7 +2,7 @@
 // The reference for the space solvers: every point of a space's Cartesian
 // product, in lexicographic order, checked one by one with SearchSpace::check.
 
-#include <blocktune/space.hpp>
+#include <blocktune/detail/space.hpp>
 
 #include <vector>
 

@@ -3,7 +3,7 @@
 // landscape with one optimum, some failing configurations and varying
 // measurement costs.
 
-#include <blocktune/space.hpp>
+#include <blocktune/detail/space.hpp>
 #include <blocktune/strategy.hpp>
 
 #include <cmath>

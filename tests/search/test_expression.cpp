@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include <blocktune/expression.hpp>
+#include <blocktune/detail/expression.hpp>
 
 #include <map>
 

@@ -15,13 +15,6 @@ using blocktune::testing::synthetic_space;
 
 namespace {
 
-const std::string kData = BLOCKTUNE_TEST_DATA_DIR "/search/";
-
-std::string text_of(const std::string& path) {
-  std::ifstream file(path);
-  return {std::istreambuf_iterator<char>(file), {}};
-}
-
 RecordedSpace record(const std::vector<Config>& configs) {
   RecordedSpace space;
   for (const Config& config : configs) {
@@ -192,30 +185,4 @@ TEST_CASE("Summaries separate a perfect model from random search") {
   CHECK(random.mean_score < model.mean_score);
   CHECK(random.near_optimal_fraction < 1.0);
   CHECK(summarize(space, *make_strategy("random"), {}).runs == 0);
-}
-
-TEST_CASE("Kernel Tuner caches are imported") {
-  const RecordedSpace space = parse_kernel_tuner_cache(text_of(kData + "kernel_tuner_cache.json"));
-  REQUIRE(space.configs.size() == 5);  // InvalidConfig is not part of the space
-  CHECK(space.configs[0].to_string() == "block_size_x=64,tile=1,variant=plain,fraction=0.5");
-  CHECK(space.configs[3].to_string() == "block_size_x=128,tile=2,variant=vec4,fraction=0.5");
-  CHECK(space.configs[3].get_int("tile") == 2);  // 2.0 in the file
-  CHECK(space.time[0] == Approx(2.0e-3));
-  CHECK(space.time[1] == Approx(1.5e-3));
-  CHECK_FALSE(space.time[2].has_value());  // CompilationFailedConfig
-  CHECK_FALSE(space.time[4].has_value());  // RuntimeFailedConfig
-  CHECK(space.cost_seconds[0] == Approx(1.0));
-  CHECK(space.cost_seconds[1] == Approx(1.0));  // verification time included
-  CHECK(space.cost_seconds[2] == Approx(0.4));
-  CHECK(space.cost_seconds[4] == Approx(0.805));
-
-  const auto result = replay(space, *make_strategy("exhaustive"), {}, 0);
-  CHECK(result.best == std::size_t{3});
-}
-
-TEST_CASE("Kernel Tuner caches left open are closed") {
-  const RecordedSpace space = parse_kernel_tuner_cache(text_of(kData + "kernel_tuner_cache_open.json"));
-  REQUIRE(space.configs.size() == 2);
-  CHECK(space.time[1] == Approx(2.5e-3));
-  CHECK_THROWS_WITH(parse_kernel_tuner_cache("project(x)"), "it is not JSON (syntax error near byte 1)");
 }

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include <blocktune/space.hpp>
+#include <blocktune/detail/space.hpp>
 
 #include "brute_force.hpp"
 

@@ -3,7 +3,7 @@
 
 #include "temp_dir.hpp"
 
-#include <blocktune/compiler.hpp>
+#include <blocktune/detail/compiler.hpp>
 #include <blocktune/spec.hpp>
 
 #include <fmt/format.h>

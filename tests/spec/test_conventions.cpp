@@ -3,7 +3,7 @@
 // Python's operators in constraints, and more ways to fill a buffer.
 #include "spec_test_util.hpp"
 
-#include <blocktune/device.hpp>
+#include <blocktune/detail/device.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <catch2/catch.hpp>

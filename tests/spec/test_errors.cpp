@@ -1,7 +1,7 @@
 // Every spec mistake is one SpecError: "FILE: FIELD: what is wrong".
 #include "spec_test_util.hpp"
 
-#include <blocktune/device.hpp>
+#include <blocktune/detail/device.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -65,6 +65,13 @@ TEST_CASE("without a tuning result the launcher uses the default and says so", "
   CHECK(none.resolved.shape.grid == std::array<unsigned, 3>{16, 1, 1});
 }
 
+TEST_CASE("TuningDatabase::empty() gives the default as an empty database file does", "[launcher]") {
+  const Selection none = select_configuration(tunable(), TuningDatabase::empty(), require_arch_profile("sm_90"), ProblemSize::parse("1000"));
+  CHECK(none.match == MatchKind::none);
+  CHECK(none.config.to_string() == "block_x=64");
+  CHECK(none.resolved.shape.grid == std::array<unsigned, 3>{16, 1, 1});
+}
+
 TEST_CASE("a stored configuration the description no longer allows is not launched", "[launcher]") {
   ScratchDir dir;
   const DeviceInfo h100 = require_arch_profile("sm_90");

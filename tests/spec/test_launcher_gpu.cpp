@@ -4,6 +4,7 @@
 // (main: tests/common/gpu_test_main.cpp).
 #include "tuned_database.hpp"
 
+#include <blocktune/detail/device_query.hpp>
 #include <blocktune/builder.hpp>
 #include <blocktune/kernels.hpp>
 #include <blocktune/launcher.hpp>

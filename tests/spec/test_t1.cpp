@@ -4,7 +4,7 @@
 #include "spec_test_util.hpp"
 
 #include <blocktune/candidates.hpp>
-#include <blocktune/device.hpp>
+#include <blocktune/detail/device.hpp>
 #include <blocktune/tuner.hpp>
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-#include <blocktune/compiler.hpp>
+#include <blocktune/detail/compiler.hpp>
 
 #include <catch2/catch.hpp>
 

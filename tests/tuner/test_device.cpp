@@ -1,5 +1,6 @@
-#include <blocktune/device.hpp>
-#include <blocktune/driver.hpp>
+#include <blocktune/detail/device_query.hpp>
+#include <blocktune/detail/device.hpp>
+#include <blocktune/detail/driver.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -41,6 +42,8 @@ TEST_CASE("architectures are accepted in several spellings", "[device]") {
   CHECK(arch_profile("sm_120")->cc_major == 12);
   CHECK(arch_profile("10.0")->cc_major == 10);
   CHECK_FALSE(arch_profile("sm_91"));
+  CHECK(arch_profile("compute_90")->cc_major == 9);
+  CHECK_FALSE(arch_profile("sm_90a"));  // profiles are for base architectures
   CHECK_FALSE(arch_profile("banana"));
   CHECK_FALSE(arch_profile(""));
   CHECK_THROWS_WITH(require_arch_profile("sm_91"), Catch::Contains("unknown architecture 'sm_91'") && Catch::Contains("sm_90"));

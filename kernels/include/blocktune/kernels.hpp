@@ -1,7 +1,7 @@
 // The built-in kernels and their tuning descriptions.
 #pragma once
 
-#include <blocktune/kernel.hpp>
+#include <blocktune/detail/kernel.hpp>
 
 #include <string>
 #include <string_view>

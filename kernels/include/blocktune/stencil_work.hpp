@@ -3,8 +3,8 @@
 // the kernel source so it can be read against it; CUDA-free.
 #pragma once
 
-#include <blocktune/model.hpp>
-#include <blocktune/space.hpp>
+#include <blocktune/detail/model.hpp>
+#include <blocktune/detail/space.hpp>
 
 #include <array>
 #include <cstdint>

@@ -21,6 +21,18 @@
 
 namespace blocktune {
 
+// Reads the text of a Kernel Tuner cache (JSON). Its "cache" object maps "v1,v2,..."
+// to entries holding the values of the parameters named by
+// "tune_params_keys", "time" in ms or an error name, and "compile_time",
+// "verification_time" and "benchmark_time" in ms (missing ones count as 0;
+// Kernel Tuner's own simulation charges all three). Entries timed
+// "InvalidConfig" violate the space's restrictions and are left out; other
+// error names are failed configurations. Non-integral numeric parameter
+// values become strings ("0.5"). Caches left open by an interrupted run are
+// closed the way Kernel Tuner does. Throws std::runtime_error saying what is
+// missing or wrong (read_kernel_tuner_recording adds the file).
+RecordedSpace parse_kernel_tuner_cache(std::string_view text);
+
 // A recorded space with what was known of each configuration before it ran.
 struct Recording {
   std::string kernel, problem, device;  // where it was measured; empty where the source does not say

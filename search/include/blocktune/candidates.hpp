@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "blocktune/space.hpp"
+#include "blocktune/detail/space.hpp"
 
 namespace blocktune {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "blocktune/expression.hpp"
+#include "blocktune/detail/expression.hpp"
 
 namespace blocktune {
 

@@ -25,18 +25,6 @@ struct RecordedSpace {
   std::vector<double> cost_seconds;         // what measuring it took (compile + benchmark)
 };
 
-// Reads the text of a Kernel Tuner cache (JSON). Its "cache" object maps "v1,v2,..."
-// to entries holding the values of the parameters named by
-// "tune_params_keys", "time" in ms or an error name, and "compile_time",
-// "verification_time" and "benchmark_time" in ms (missing ones count as 0;
-// Kernel Tuner's own simulation charges all three). Entries timed
-// "InvalidConfig" violate the space's restrictions and are left out; other
-// error names are failed configurations. Non-integral numeric parameter
-// values become strings ("0.5"). Caches left open by an interrupted run are
-// closed the way Kernel Tuner does. Throws std::runtime_error saying what is
-// missing or wrong (blocktune::read_kernel_tuner_recording adds the file).
-RecordedSpace parse_kernel_tuner_cache(std::string_view text);
-
 // Model scores listed per candidate, candidate i's at scores[i]. Asking for
 // one past the end throws std::invalid_argument naming both counts.
 ModelScores listed_model_scores(std::vector<double> scores, bool are_times);

@@ -6,7 +6,7 @@
 // kernel launch overhead.
 #pragma once
 
-#include <blocktune/compiler.hpp>
+#include <blocktune/detail/compiler.hpp>
 
 #include <functional>
 #include <string>

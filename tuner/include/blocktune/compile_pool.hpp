@@ -9,7 +9,7 @@
 //   const CompiledVariant variant = pending.get();
 #pragma once
 
-#include <blocktune/compiler.hpp>
+#include <blocktune/detail/compiler.hpp>
 
 #include <filesystem>
 #include <future>

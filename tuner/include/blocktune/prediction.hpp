@@ -1,9 +1,9 @@
-// The execution-time model (blocktune/model.hpp) applied to a plan: device
+// The execution-time model (blocktune/detail/model.hpp) applied to a plan: device
 // parameters from the characterisation or the architecture's published
 // figures, work from the kernel, resources from the compiled variant.
 #pragma once
 
-#include <blocktune/model.hpp>
+#include <blocktune/detail/model.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 

@@ -4,8 +4,8 @@
 // proposes, so most of a large space is never compiled).
 #pragma once
 
-#include <blocktune/compiler.hpp>
-#include <blocktune/kernel.hpp>
+#include <blocktune/detail/compiler.hpp>
+#include <blocktune/detail/kernel.hpp>
 
 #include <string>
 #include <utility>

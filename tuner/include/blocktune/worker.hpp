@@ -4,9 +4,9 @@
 // worker is the `blocktune-worker` executable, started with fork and exec.
 #pragma once
 
-#include <blocktune/device.hpp>
-#include <blocktune/gpu.hpp>
-#include <blocktune/kernel.hpp>
+#include <blocktune/detail/device.hpp>
+#include <blocktune/detail/gpu.hpp>
+#include <blocktune/detail/kernel.hpp>
 #include <blocktune/store.hpp>
 
 #include <filesystem>
