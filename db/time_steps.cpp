@@ -46,29 +46,45 @@ std::optional<std::vector<StepLaunch>> compose_steps(std::int64_t steps, std::sp
   return launches;
 }
 
-std::optional<StepPlan> plan_steps(const StepLaunch& main, std::int64_t time_steps, std::span<const StepLaunch> fastest) {
-  if (main.steps < 1 || main.steps > time_steps) return std::nullopt;
-  auto remainder = compose_steps(time_steps % main.steps, fastest);
-  if (!remainder) return std::nullopt;
-  StepPlan plan{main, time_steps / main.steps, std::move(*remainder), 0};
+namespace {
+
+// `main` launched time_steps / main.steps times, then `remainder`, composed for the rest.
+StepPlan plan_with(const StepLaunch& main, std::int64_t time_steps, std::vector<StepLaunch> remainder) {
+  StepPlan plan{main, time_steps / main.steps, std::move(remainder), 0};
   plan.total_ms = static_cast<double>(plan.launches) * main.median_ms;
   for (const StepLaunch& launch : plan.remainder) plan.total_ms += launch.median_ms;
   return plan;
 }
 
+}  // namespace
+
+std::optional<StepPlan> plan_steps(const StepLaunch& main, std::int64_t time_steps, std::span<const StepLaunch> fastest) {
+  if (main.steps < 1 || main.steps > time_steps) return std::nullopt;
+  auto remainder = compose_steps(time_steps % main.steps, fastest);
+  if (!remainder) return std::nullopt;
+  return plan_with(main, time_steps, std::move(*remainder));
+}
+
 std::optional<RankedPlan> best_step_plan(std::span<const StepLaunch> launches, std::int64_t time_steps) {
   // Only the remainder (fewer steps than a main launch) is composed, and
   // only from launches that fit in it: fastest_by_depth of all of them.
+  // Launches that leave the same remainder share its composition.
   const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
+  std::map<std::int64_t, std::optional<std::vector<StepLaunch>>> remainders;  // by steps left
   std::optional<RankedPlan> ranked;
   for (std::size_t i = 0; i < launches.size(); ++i) {
-    auto plan = plan_steps(launches[i], time_steps, fastest);
-    if (!plan) continue;
-    if (!ranked || plan->total_ms < ranked->best.total_ms) {
+    const StepLaunch& main = launches[i];
+    if (main.steps < 1 || main.steps > time_steps) continue;
+    const std::int64_t left = time_steps % main.steps;
+    auto [composed, added] = remainders.try_emplace(left);
+    if (added) composed->second = compose_steps(left, fastest);
+    if (!composed->second) continue;
+    StepPlan plan = plan_with(main, time_steps, *composed->second);
+    if (!ranked || plan.total_ms < ranked->best.total_ms) {
       const double runner_up = ranked ? ranked->best.total_ms : 0;
-      ranked = RankedPlan{std::move(*plan), i, runner_up};
-    } else if (ranked->runner_up_ms == 0 || plan->total_ms < ranked->runner_up_ms) {
-      ranked->runner_up_ms = plan->total_ms;
+      ranked = RankedPlan{std::move(plan), i, runner_up};
+    } else if (ranked->runner_up_ms == 0 || plan.total_ms < ranked->runner_up_ms) {
+      ranked->runner_up_ms = plan.total_ms;
     }
   }
   return ranked;

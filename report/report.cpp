@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <span>
 
 namespace blocktune {
 namespace {
@@ -52,10 +53,9 @@ std::string canonical_config(std::string_view text, const KernelRecord& kernel) 
 }
 
 // What `time_steps` steps cost with `trial` as the main launch, against the
-// fastest single-step launch: why fusing steps wins or loses.
-void add_step_facts(const report::Session& session, const TrialRecord& trial, std::int64_t time_steps, report::Explanation& e) {
-  std::vector<StepLaunch> launches;
-  for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
+// fastest single-step launch of `launches` (the session's ok trials): why
+// fusing steps wins or loses.
+void add_step_facts(std::span<const StepLaunch> launches, const TrialRecord& trial, std::int64_t time_steps, report::Explanation& e) {
   const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
   const auto plan = plan_steps(step_launch(trial), time_steps, fastest);
   if (!plan) {
@@ -136,11 +136,11 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
                                   query.problem.to_string(), fmt::join(devices, ", ")));
   const report::Session& session = sessions.back();  // sessions list older kernel versions first
 
+  std::vector<StepLaunch> launches;  // the ok trials, as session.ranked orders them
+  for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
   const TrialRecord* trial = nullptr;
   if (query.config.empty()) {
     // The winner for the steps asked: the main launch of the fastest plan.
-    std::vector<StepLaunch> launches;
-    for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
     const auto best = best_step_plan(launches, query.problem.time_steps);
     if (!best)
       throw ReportError(fmt::format("no configuration of {} ran correctly{}: there is no winner", session.title(),
@@ -157,7 +157,7 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
   report::Explanation explanation = report::explain_trial(session, *trial);
   if (query.problem.time_steps > 1 || trial->steps_per_launch > 1) {
     if (query.config.empty()) explanation.heading = fmt::format("{}: the winner for {} time steps", session.title(), query.problem.time_steps);
-    if (trial->outcome == Outcome::ok) add_step_facts(session, *trial, query.problem.time_steps, explanation);
+    if (trial->outcome == Outcome::ok) add_step_facts(launches, *trial, query.problem.time_steps, explanation);
   }
   return report::to_text(explanation);
 }
