@@ -94,16 +94,18 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_parameter({"block_z", {1, 2, 4}});
   k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP"), std::string("STREAM"), std::string("RING")}});
   k.space.add_parameter({"zloop", {std::string("NONE"), std::string("INTZ"), std::string("REG")}});
-  k.space.add_parameter({"z_chunk", {1, 8, 16, 32, 64}});
+  k.space.add_parameter({"z_chunk", {1, 8, 16, 32, 64, 128}});
   k.space.add_parameter({"vx", {1, 2, 4}});
   k.space.add_parameter({"py", {1, 2, 4}});
-  k.space.add_parameter({"fused_steps", {1, 2, 3, 4}});
+  k.space.add_parameter({"fused_steps", {1, 2, 3, 4, 5, 6}});
   k.space.add_parameter({"carveout", {-1, 0, 100}});
   k.space.add_constraint("block_x * block_y * block_z <= max_threads_per_block");
 
   k.space.add_constraint("block_x * block_y * block_z >= 64");
   // A z loop walks a chunk of planes; without one each thread takes one plane.
+  // STREAM's chunks may be longer: each one warms up 2 * fused_steps * radius planes.
   k.space.add_constraint(R"(zloop == "NONE" ? z_chunk == 1 : z_chunk > 1 && block_z == 1)");
+  k.space.add_constraint(R"(z_chunk <= 64 || strategy == "STREAM")");
   k.space.add_constraint("nx % vx == 0");  // vector loads stay aligned
   // COMP's tiles (stencil3d.cu): the block's rows and R rows either side, its
   // columns and `lead` >= R columns either side (a multiple of the vector and of
@@ -116,16 +118,18 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_constraint(fmt::format(R"(strategy != "COMP" || {} <= max_shared_per_block)", comp_smem));
   // STREAM is the only coding that fuses steps. A warp spans its tile's width;
   // it streams z through a register ring (REG) of fused_steps x (2 * radius + 1)
-  // planes x py x vx values, which must leave room for the rest; it warms up
-  // 2 * fused_steps * radius planes per chunk, so short chunks are pointless; it
-  // needs shared memory, so no zero carveout. The other codings' register queue
-  // (REG) of 2 * radius + 1 planes x py x vx values keeps to the same budget,
-  // except RING's: its loads in flight sit in shared memory, not registers, so
-  // its queue may take 96 registers (48 FP64 values).
+  // planes x py x vx values; it warms up 2 * fused_steps * radius planes per
+  // chunk, so short chunks are pointless; it needs shared memory, so no zero
+  // carveout. The other codings' register queue (REG) of 2 * radius + 1 planes
+  // x py x vx values keeps to 64 registers. STREAM's and RING's loads in flight
+  // sit in shared memory, not registers, so their rings may take more: RING's 96
+  // registers (48 FP64 values), STREAM's 96 FP32 or 64 FP64 values (ptxas fits
+  // a 96-value FP32 ring in 115-128 registers without spilling, at 512 threads
+  // a block).
   k.space.add_constraint(fmt::format(R"(strategy == "STREAM" ? block_x == 32 && zloop == "REG" && z_chunk >= 16 && carveout != 0 && )"
-                                     R"(fused_steps * {0} * py * vx <= 64 : fused_steps == 1 && (zloop != "REG" || {0} * py * vx <= )"
+                                     R"(fused_steps * {0} * py * vx <= {2} : fused_steps == 1 && (zloop != "REG" || {0} * py * vx <= )"
                                      R"((strategy == "RING" ? {1} : 64)))",
-                                     2 * radius + 1, 96 * 4 / size_of(type)));
+                                     2 * radius + 1, 96 * 4 / size_of(type), f64 ? 64 : 96));
   // RING is COMP's tile fed like REG's queue (stencil3d.cu): a z loop with the
   // queue; per slot of its ring (RING_DEPTH + 1 = 4) a tile as COMP's and the
   // block's points of the queue's new plane.
@@ -143,7 +147,10 @@ KernelDescription stencil3d(int radius, ElementType type) {
   const std::string written_y = fmt::format("(block_y * py - 2 * {})", halo);
   k.space.add_constraint(fmt::format(R"(strategy != "STREAM" || {0} > 0 && {1} > 0 && 2 * {0} * {1} >= block_x * vx * block_y * py)",
                                      written_x, written_y));
-  const std::string stream_smem = fmt::format("fused_steps * 2 * block_y * py * block_x * vx * {}", size_of(type));
+  // Per fused step two planes of the tile, and the input's ring of prefetched
+  // planes: about 32 KB in flight, 2 to 8 planes ahead, plus the slot being read.
+  const std::string stream_tile = fmt::format("block_y * py * block_x * vx * {}", size_of(type));
+  const std::string stream_smem = fmt::format("(fused_steps * 2 + max(2, min(8, 32768 / ({0}))) + 1) * {0}", stream_tile);
   k.space.add_constraint(fmt::format(R"(strategy != "STREAM" || {} <= max_shared_per_block)", stream_smem));
   // A launch advances fused_steps time steps, reading `in` and writing `out`.
   set_time_steps(k, "fused_steps", "in", "out");

@@ -98,179 +98,7 @@ __device__ __forceinline__ void finish_points(const REAL (&c)[R + 1], const REAL
   }
 }
 
-#if STRATEGY == STREAM
-// STREAM: temporal blocking with redundant halo work (seed 001), as 2.5D streaming
-// along z (the AN5D / EBISU scheme). A block owns an xy tile of 32 * VX by
-// BLOCK_Y * PY points (a warp per row of threads, PY rows per thread) and walks
-// its z chunk plane by plane. Step level l = 1..FUSED_STEPS computes one plane
-// from level l - 1, R planes behind it: the thread's own columns of level l - 1
-// (their last 2R + 1 planes) are in registers, x neighbours come from the next
-// lanes by shuffles, and y neighbours beyond the thread's rows from level l - 1's
-// centre plane in shared memory. Each level loses R valid points at the tile's
-// edge, so tiles overlap by FUSED_STEPS * R and only the inner part is written.
-// Points within R of a face keep their value at every level, exactly as in
-// FUSED_STEPS separate launches.
-template <int R>
-__global__ void __launch_bounds__(32 * BLOCK_Y)
-stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
-  static_assert(BLOCK_X == 32, "a warp spans the tile's width");
-  constexpr int K = FUSED_STEPS;
-  constexpr int HALO = K * R;                     // tile overlap on each side
-  constexpr int TW = 32 * VX, TH = BLOCK_Y * PY;  // tile, in points
-  // Columns before the first written one beyond the R boundary columns, rounded up
-  // to a vector so that tiles start aligned; written columns per tile, a multiple
-  // of VX for the same reason; written rows. stencil3d.cpp's grid uses the same.
-  constexpr int LEAD = (HALO - R + VX - 1) / VX * VX;
-  constexpr int OW = (TW - HALO - R - LEAD) / VX * VX;
-  constexpr int OH = TH - 2 * HALO;
-  static_assert(OW > 0 && OH > 0, "the tile is too small for its halo");
-
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  // plane[l][b]: level l's centre plane, double-buffered so that one barrier per plane suffices.
-  auto plane = reinterpret_cast<REAL(*)[2][TH][TW]>(shared_bytes);
-
-  REAL c[R + 1];
-#pragma unroll
-  for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
-
-  const int tx = threadIdx.x * VX, ty = threadIdx.y * PY;  // tile coordinates of the thread's first point
-  const int x0 = blockIdx.x * OW - LEAD + tx;              // a multiple of VX
-  const int y0 = blockIdx.y * OH - (HALO - R) + ty;
-  const bool x_in_grid = x0 >= 0 && x0 < nx;  // all VX points or none: nx % VX == 0
-  const long long sy = nx;
-  const long long sz = (long long)nx * ny;
-  const int k_begin = blockIdx.z * Z_CHUNK + R;  // the planes this block writes
-  const int k_end = min(k_begin + Z_CHUNK, nz - R);
-
-  // ring[l][d][i]: level l at plane (newest - 2R + d), row i of the thread.
-  REAL ring[K][2 * R + 1][PY][VX];
-#pragma unroll
-  for (int l = 0; l < K; ++l)
-#pragma unroll
-    for (int d = 0; d <= 2 * R; ++d)
-#pragma unroll
-      for (int i = 0; i < PY; ++i)
-#pragma unroll
-        for (int v = 0; v < VX; ++v) ring[l][d][i][v] = REAL(0);
-
-  // The bounds are the same for the whole block: every thread reaches every barrier.
-#pragma unroll 1
-  for (int p = k_begin - HALO; p < k_end + HALO; ++p) {
-#pragma unroll
-    for (int d = 0; d < 2 * R; ++d)
-#pragma unroll
-      for (int i = 0; i < PY; ++i)
-#pragma unroll
-        for (int v = 0; v < VX; ++v) ring[0][d][i][v] = ring[0][d + 1][i][v];
-#pragma unroll
-    for (int i = 0; i < PY; ++i) {
-      const int y = y0 + i;
-      if (x_in_grid && y >= 0 && y < ny && p >= 0 && p < nz) {
-        load_row<VX>(in + p * sz + y * sy + x0, ring[0][2 * R][i]);
-      } else {
-#pragma unroll
-        for (int v = 0; v < VX; ++v) ring[0][2 * R][i][v] = REAL(0);  // beyond a face: never used by interior points
-      }
-    }
-
-    // Each level's centre rows that other threads read (the first and last R).
-    // Levels >= 1 move on when they are computed below, so their centre is
-    // still one slot ahead here.
-    const int b = p & 1;
-#pragma unroll
-    for (int l = 0; l < K; ++l)
-#pragma unroll
-      for (int i = 0; i < PY; ++i)
-        if (i < R || i >= PY - R) store_row<VX>(&plane[l][b][ty + i][tx], ring[l][l == 0 ? R : R + 1][i]);
-    __syncthreads();
-
-#pragma unroll
-    for (int l = 1; l <= K; ++l) {
-      const int q = p - l * R;  // the plane level l computes now
-      const REAL(&below)[2 * R + 1][PY][VX] = ring[l - 1];
-      const bool plane_interior = q >= R && q < nz - R;
-      REAL value[PY][VX];  // points that are not updated keep level l - 1's value
-#pragma unroll
-      for (int i = 0; i < PY; ++i) {
-        // x neighbours from the lanes either side (all lanes shuffle): left[r - 1]
-        // at x0 - r, right[r - 1] at x0 + VX - 1 + r.
-        REAL left[R], right[R];
-#pragma unroll
-        for (int r = 1; r <= R; ++r) {
-          const int h = (r + VX - 1) / VX;
-          left[r - 1] = __shfl_up_sync(0xffffffffu, below[R][i][h * VX - r], h);
-          right[r - 1] = __shfl_down_sync(0xffffffffu, below[R][i][VX - 1 + r - h * VX], h);
-        }
-#pragma unroll
-        for (int v = 0; v < VX; ++v) value[i][v] = below[R][i][v];
-        const int y = y0 + i;
-        if (!(plane_interior && y >= R && y < ny - R && ty + i >= R && ty + i + R < TH)) continue;
-        REAL south[R][VX], north[R][VX];  // rows i - r and i + r: the thread's own, or its neighbours' in shared memory
-#pragma unroll
-        for (int r = 1; r <= R; ++r) {
-          if (i - r >= 0) {
-#pragma unroll
-            for (int v = 0; v < VX; ++v) south[r - 1][v] = below[R][i - r][v];
-          } else {
-            load_row<VX>(&plane[l - 1][b][ty + i - r][tx], south[r - 1]);
-          }
-          if (i + r < PY) {
-#pragma unroll
-            for (int v = 0; v < VX; ++v) north[r - 1][v] = below[R][i + r][v];
-          } else {
-            load_row<VX>(&plane[l - 1][b][ty + i + r][tx], north[r - 1]);
-          }
-        }
-#pragma unroll
-        for (int v = 0; v < VX; ++v) {
-          // Per point, not per thread: with one fused step the written columns
-          // start R into the tile, inside the first thread's vector.
-          if (x0 + v < R || x0 + v >= nx - R || tx + v < R || tx + v + R >= TW) continue;
-          REAL sum = c[0] * below[R][i][v];
-#pragma unroll
-          for (int r = 1; r <= R; ++r) {
-            const REAL west = v - r >= 0 ? below[R][i][v - r] : left[r - v - 1];
-            const REAL east = v + r < VX ? below[R][i][v + r] : right[v + r - VX];
-            sum += c[r] * (west + east + south[r - 1][v] + north[r - 1][v] + below[R - r][i][v] + below[R + r][i][v]);
-          }
-          value[i][v] = sum;
-        }
-      }
-      if (l < K) {
-#pragma unroll
-        for (int d = 0; d < 2 * R; ++d)
-#pragma unroll
-          for (int i = 0; i < PY; ++i)
-#pragma unroll
-            for (int v = 0; v < VX; ++v) ring[l][d][i][v] = ring[l][d + 1][i][v];
-#pragma unroll
-        for (int i = 0; i < PY; ++i)
-#pragma unroll
-          for (int v = 0; v < VX; ++v) ring[l][2 * R][i][v] = value[i][v];
-      } else if (q >= k_begin && q < k_end) {
-        // The written columns [R + LEAD, R + LEAD + OW) start R after a vector
-        // boundary: a thread may write part of its points. x0 + v >= R follows.
-#pragma unroll
-        for (int i = 0; i < PY; ++i) {
-          const int y = y0 + i;
-          if (ty + i < HALO || ty + i >= HALO + OH || y >= ny - R) continue;
-          const long long at = q * sz + y * sy + x0;
-          if (tx >= R + LEAD && tx + VX <= R + LEAD + OW && x0 + VX <= nx - R) {
-            store_row<VX>(out + at, value[i]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < VX; ++v)
-              if (tx + v >= R + LEAD && tx + v < R + LEAD + OW && x0 + v < nx - R) out[at + v] = value[i][v];
-          }
-        }
-      }
-    }
-  }
-}
-
-#else
-
-#if STRATEGY == COMP || STRATEGY == RING
+#if STRATEGY == COMP || STRATEGY == RING || STRATEGY == STREAM
 // `N` elements (N * sizeof(REAL) is 4, 8 or 16 bytes) from global to shared memory
 // without holding registers (cp.async, sm_80 on), or zeros where `inside` is false;
 // wait_copies() waits for the thread's copies.
@@ -310,6 +138,225 @@ __device__ __forceinline__ void wait_copies_but() {
 #endif
 }
 
+#endif
+
+#if STRATEGY == STREAM
+// STREAM: temporal blocking with redundant halo work (seed 001), as 2.5D streaming
+// along z (the AN5D / EBISU scheme). A block owns an xy tile of 32 * VX by
+// BLOCK_Y * PY points (a warp per row of threads, PY rows per thread) and walks
+// its z chunk plane by plane. Step level l = 1..FUSED_STEPS computes one plane
+// from level l - 1, R planes behind it: the thread's own columns of level l - 1
+// (their last 2R + 1 planes) are in registers, x neighbours come from the next
+// lanes by shuffles, and y neighbours beyond the thread's rows from level l - 1's
+// centre plane in shared memory. Each level loses R valid points at the tile's
+// edge, so tiles overlap by FUSED_STEPS * R and only the inner part is written.
+// Points within R of a face keep their value at every level, exactly as in
+// FUSED_STEPS separate launches. The input planes are copied with cp.async
+// into a ring of shared-memory slots DEPTH planes ahead, each thread its
+// own points: one 8-16 KB plane per barrier left too few bytes in flight to
+// keep DRAM busy (about 1.1 TB/s of reads at 3 fused steps on an H200,
+// bench/results/time-steps/), and the slots hold them without registers.
+// DEPTH puts about 32 KB of a block's input in flight (stencil3d.cpp's shared
+// memory uses the same).
+template <int R>
+__global__ void __launch_bounds__(32 * BLOCK_Y)
+stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
+  static_assert(BLOCK_X == 32, "a warp spans the tile's width");
+  constexpr int K = FUSED_STEPS;
+  constexpr int HALO = K * R;                     // tile overlap on each side
+  constexpr int TW = 32 * VX, TH = BLOCK_Y * PY;  // tile, in points
+  // Columns before the first written one beyond the R boundary columns, rounded up
+  // to a vector so that tiles start aligned; written columns per tile, a multiple
+  // of VX for the same reason; written rows. stencil3d.cpp's grid uses the same.
+  constexpr int LEAD = (HALO - R + VX - 1) / VX * VX;
+  constexpr int OW = (TW - HALO - R - LEAD) / VX * VX;
+  constexpr int OH = TH - 2 * HALO;
+  static_assert(OW > 0 && OH > 0, "the tile is too small for its halo");
+
+  constexpr int FIT = 32768 / int(TH * TW * sizeof(REAL));
+  constexpr int DEPTH = FIT < 2 ? 2 : FIT > 8 ? 8 : FIT;
+  constexpr int SLOTS = DEPTH + 1;
+  constexpr int PIECE = VX * sizeof(REAL) <= 16 ? VX : 16 / sizeof(REAL);  // elements per copy of a row vector
+
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // plane[l][b]: level l's centre plane, double-buffered so that one barrier per plane suffices.
+  auto plane = reinterpret_cast<REAL(*)[2][TH][TW]>(shared_bytes);
+  // fronts[s]: an input plane on its way, the thread's own points only (no barrier guards them).
+  auto fronts = reinterpret_cast<REAL(*)[TH][TW]>(shared_bytes + sizeof(REAL) * K * 2 * TH * TW);
+
+  REAL c[R + 1];
+#pragma unroll
+  for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
+
+  const int tx = threadIdx.x * VX, ty = threadIdx.y * PY;  // tile coordinates of the thread's first point
+  const int x0 = blockIdx.x * OW - LEAD + tx;              // a multiple of VX
+  const int y0 = blockIdx.y * OH - (HALO - R) + ty;
+  const bool x_in_grid = x0 >= 0 && x0 < nx;  // all VX points or none: nx % VX == 0
+  const long long sy = nx;
+  const long long sz = (long long)nx * ny;
+  const int k_begin = blockIdx.z * Z_CHUNK + R;  // the planes this block writes
+  const int k_end = min(k_begin + Z_CHUNK, nz - R);
+  const int p_begin = k_begin - HALO, p_end = k_end + HALO;
+
+  // The walk is bound by instruction issue: what does not change along it is
+  // worked out once. Bit i: the thread's row i is in the grid (loaded), its
+  // points are updated (not on a face or the tile's edge); bit v: its point v is.
+  unsigned rows_loaded = 0, rows_updated = 0, points_updated = 0;
+#pragma unroll
+  for (int i = 0; i < PY; ++i) {
+    const int y = y0 + i;
+    if (x_in_grid && y >= 0 && y < ny) rows_loaded |= 1u << i;
+    if (y >= R && y < ny - R && ty + i >= R && ty + i + R < TH) rows_updated |= 1u << i;
+  }
+#pragma unroll
+  for (int v = 0; v < VX; ++v)
+    if (x0 + v >= R && x0 + v < nx - R && tx + v >= R && tx + v + R < TW) points_updated |= 1u << v;
+  const long long first_point = y0 * sy + x0;  // in plane 0
+
+  // The thread's points of input plane p into slot `slot`, zeros beyond the grid;
+  // one group per plane, empty past the end, so that the groups count planes.
+  const auto request = [&](int p, int slot) {
+    if (p < p_end) {
+      const bool plane_inside = p >= 0 && p < nz;
+#pragma unroll
+      for (int i = 0; i < PY; ++i) {
+        const bool inside = plane_inside && (rows_loaded >> i & 1);
+        const REAL* from = inside ? in + p * sz + first_point + i * sy : in;
+#pragma unroll
+        for (int e = 0; e < VX; e += PIECE) copy_async<PIECE>(&fronts[slot][ty + i][tx + e], inside ? from + e : in, inside);
+      }
+    }
+    commit_copies();
+  };
+#pragma unroll
+  for (int d = 0; d < DEPTH; ++d) request(p_begin + d, d);
+
+  // ring[l][s][i]: level l's last 2R + 1 planes of the thread's row i, rotating:
+  // at the n-th plane of the walk, once each level has taken its new plane,
+  // plane d (0 the oldest, 2R the newest) is in slot (n + 1 + d) % PERIOD, and
+  // the newest replaced the oldest in slot n % PERIOD. The walk is unrolled
+  // PERIOD times, so that slots are known at compile time and no plane moves
+  // between registers (the moves were a fifth of a fused step's instructions).
+  constexpr int PERIOD = 2 * R + 1;
+  REAL ring[K][PERIOD][PY][VX];
+#pragma unroll
+  for (int l = 0; l < K; ++l)
+#pragma unroll
+    for (int d = 0; d < PERIOD; ++d)
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+#pragma unroll
+        for (int v = 0; v < VX; ++v) ring[l][d][i][v] = REAL(0);
+
+  // The bounds are the same for the whole block: every thread reaches every barrier.
+  int slot = 0;
+#pragma unroll 1
+  for (int n0 = 0; n0 < p_end - p_begin; n0 += PERIOD) {
+#pragma unroll
+    for (int phase = 0; phase < PERIOD; ++phase) {
+      const int p = p_begin + n0 + phase;
+      if (p >= p_end) break;
+      const auto slot_of = [phase](int d) { return (phase + 1 + d) % PERIOD; };  // plane d's slot
+      // Plane p has arrived (zeros beyond a face: never used by interior points);
+      // the slot it replaces was read by this thread only, an iteration ago.
+      wait_copies_but<DEPTH - 1>();
+#pragma unroll
+      for (int i = 0; i < PY; ++i) load_row<VX>(&fronts[slot][ty + i][tx], ring[0][phase][i]);
+      request(p + DEPTH, slot == 0 ? SLOTS - 1 : slot - 1);
+      slot = slot + 1 == SLOTS ? 0 : slot + 1;
+
+      // Each level's centre rows that other threads read (the first and last R).
+      // Levels >= 1 take their new plane when they are computed below; their
+      // centre is already in slot slot_of(R) (their plane R + 1 before that).
+      const int b = p & 1;
+#pragma unroll
+      for (int l = 0; l < K; ++l)
+#pragma unroll
+        for (int i = 0; i < PY; ++i)
+          if (i < R || i >= PY - R) store_row<VX>(&plane[l][b][ty + i][tx], ring[l][slot_of(R)][i]);
+      __syncthreads();
+
+#pragma unroll
+      for (int l = 1; l <= K; ++l) {
+        const int q = p - l * R;  // the plane level l computes now
+        const REAL(&below)[PERIOD][PY][VX] = ring[l - 1];
+        const bool plane_interior = q >= R && q < nz - R;
+        REAL value[PY][VX];  // points that are not updated keep level l - 1's value
+#pragma unroll
+        for (int i = 0; i < PY; ++i) {
+          // x neighbours from the lanes either side (all lanes shuffle): left[r - 1]
+          // at x0 - r, right[r - 1] at x0 + VX - 1 + r.
+          REAL left[R], right[R];
+#pragma unroll
+          for (int r = 1; r <= R; ++r) {
+            const int h = (r + VX - 1) / VX;
+            left[r - 1] = __shfl_up_sync(0xffffffffu, below[slot_of(R)][i][h * VX - r], h);
+            right[r - 1] = __shfl_down_sync(0xffffffffu, below[slot_of(R)][i][VX - 1 + r - h * VX], h);
+          }
+#pragma unroll
+          for (int v = 0; v < VX; ++v) value[i][v] = below[slot_of(R)][i][v];
+          if (!(plane_interior && (rows_updated >> i & 1))) continue;
+          REAL south[R][VX], north[R][VX];  // rows i - r and i + r: the thread's own, or its neighbours' in shared memory
+#pragma unroll
+          for (int r = 1; r <= R; ++r) {
+            if (i - r >= 0) {
+#pragma unroll
+              for (int v = 0; v < VX; ++v) south[r - 1][v] = below[slot_of(R)][i - r][v];
+            } else {
+              load_row<VX>(&plane[l - 1][b][ty + i - r][tx], south[r - 1]);
+            }
+            if (i + r < PY) {
+#pragma unroll
+              for (int v = 0; v < VX; ++v) north[r - 1][v] = below[slot_of(R)][i + r][v];
+            } else {
+              load_row<VX>(&plane[l - 1][b][ty + i + r][tx], north[r - 1]);
+            }
+          }
+#pragma unroll
+          for (int v = 0; v < VX; ++v) {
+            // Per point, not per thread: with one fused step the written columns
+            // start R into the tile, inside the first thread's vector. A select,
+            // not a branch: the lanes at the tile's edges would diverge.
+            REAL sum = c[0] * below[slot_of(R)][i][v];
+#pragma unroll
+            for (int r = 1; r <= R; ++r) {
+              const REAL west = v - r >= 0 ? below[slot_of(R)][i][v - r] : left[r - v - 1];
+              const REAL east = v + r < VX ? below[slot_of(R)][i][v + r] : right[v + r - VX];
+              sum += c[r] * (west + east + south[r - 1][v] + north[r - 1][v] + below[slot_of(R - r)][i][v] + below[slot_of(R + r)][i][v]);
+            }
+            if (points_updated >> v & 1) value[i][v] = sum;
+          }
+        }
+        if (l < K) {
+#pragma unroll
+          for (int i = 0; i < PY; ++i)
+#pragma unroll
+            for (int v = 0; v < VX; ++v) ring[l][phase][i][v] = value[i][v];
+        } else if (q >= k_begin && q < k_end) {
+          // The written columns [R + LEAD, R + LEAD + OW) start R after a vector
+          // boundary: a thread may write part of its points. x0 + v >= R follows.
+#pragma unroll
+          for (int i = 0; i < PY; ++i) {
+            const int y = y0 + i;
+            if (ty + i < HALO || ty + i >= HALO + OH || y >= ny - R) continue;
+            const long long at = q * sz + y * sy + x0;
+            if (tx >= R + LEAD && tx + VX <= R + LEAD + OW && x0 + VX <= nx - R) {
+              store_row<VX>(out + at, value[i]);
+            } else {
+#pragma unroll
+              for (int v = 0; v < VX; ++v)
+                if (tx + v >= R + LEAD && tx + v < R + LEAD + OW && x0 + v < nx - R) out[at + v] = value[i][v];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+#else
+
+#if STRATEGY == COMP || STRATEGY == RING
 // Rows y0 .. y0 + TH - 1, columns x0 .. x0 + TW - 1 of `plane` into `tile`, zeros
 // beyond the grid, the copies spread over the THREADS threads of a tile. x0 and TW
 // are multiples of N, so that with nx % N == 0 every N-element copy is aligned
