@@ -17,6 +17,7 @@ endfunction()
 
 set(blocktune_above_foundations blocktune_description blocktune_cuda blocktune_launch blocktune_tuner
     blocktune_kernels blocktune_report blocktune_replay blocktune_cli)
+# The bottom: the run-time query and the configuration text, which search reads too.
 blocktune_forbid_links(blocktune_runtime blocktune_db blocktune_search blocktune_model ${blocktune_above_foundations})
 blocktune_forbid_links(blocktune_search blocktune_db blocktune_model ${blocktune_above_foundations})
 blocktune_forbid_links(blocktune_model blocktune_db blocktune_search ${blocktune_above_foundations})

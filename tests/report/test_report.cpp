@@ -4,6 +4,7 @@
 #include "analysis.hpp"
 #include "report_fixture.hpp"
 
+#include <blocktune/config_text.hpp>
 #include <blocktune/report.hpp>
 
 #include <fmt/format.h>
@@ -129,7 +130,7 @@ TEST_CASE("explain says what is wrong with a query, and what is there") {
         "stencil3d_r1: block_x, block_y, block_z, strategy, z_per_thread, carveout)");
   fails({.kernel = "stencil3d_r1", .problem = cube, .config = "warp=1"}, "'warp' is not a parameter");
   fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x=64,block_x=32"}, "'block_x' is given twice");
-  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x"}, "expected name=value,name=value");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x"}, "expected 'name=value'");
   fails({.kernel = "stencil3d_r1",
          .problem = cube,
          .config = "block_x=7,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1"},
@@ -397,4 +398,39 @@ TEST_CASE("time steps: explain the winner for N steps, and the reports' best lau
   CHECK_THAT(render_report(contents, {}, ReportFormat::html), Catch::Contains("the best launch per fusion depth"));
   const std::string csv = render_report(contents, {}, ReportFormat::csv);
   CHECK_THAT(csv.substr(0, csv.find('\n')), Catch::Contains("metric_unit,steps_per_launch,param."));
+}
+
+TEST_CASE("a text value holding a comma and an '=' survives the CSV and T4 exports and explain") {
+  TempDir dir;
+  const auto file = dir / "labelled.db";
+  const std::vector<ConfigEntry> labelled = {{"block_x", "64", true}, {"label", "a, b=c", false}};
+  const std::string stored = format_config_text(labelled);
+  REQUIRE(stored == R"(block_x=64,label="a, b=c")");
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device({.uuid = "GPU-labelled", .name = "Labelled GPU"});
+    const auto kernel = store.upsert_kernel({"labelled", "h", {"block_x", "label"}, "block_x=32,label=plain", std::nullopt});
+    const auto problem = store.upsert_problem(kernel, ProblemSize{{1024}});
+    for (const auto& [config, block_x, ms] : {std::tuple{stored, 64, 1.0}, {std::string("block_x=32,label=plain"), 32, 2.0}}) {
+      TrialRecord t;
+      t.config = config;
+      t.shape.block = {block_x, 1, 1};
+      t.samples_ms = {ms};
+      t.median_ms = t.min_ms = t.mean_ms = ms;
+      store.add_trial(device, kernel, problem, t);
+    }
+  }
+  const auto contents = read_database(file);
+
+  // CSV: the config column as stored, the parameter's column the value itself (RFC 4180 quoting).
+  const std::string csv = render_report(contents, {}, ReportFormat::csv);
+  CHECK_THAT(csv, Catch::Contains(R"(,"block_x=64,label=""a, b=c""",)") && Catch::Contains(",64,\"a, b=c\"\n"));
+
+  const auto t4 = nlohmann::json::parse(render_report(contents, {}, ReportFormat::t4));
+  CHECK(t4["results"][0]["configuration"] == nlohmann::json{{"block_x", 64}, {"label", "a, b=c"}});
+
+  // Typed by a person in another order, with spaces: the stored configuration.
+  const std::string text = explain(contents, {.kernel = "labelled", .problem = ProblemSize{{1024}}, .config = R"( label = "a, b=c", block_x=64)"});
+  CHECK_THAT(text, Catch::Contains(stored));
+  CHECK_THAT(render_report(contents, {}, ReportFormat::markdown), Catch::Contains(R"(label="a, b=c")"));
 }
