@@ -8,6 +8,7 @@
 #include <blocktune/recording.hpp>
 #include <blocktune/report.hpp>
 #include <blocktune/spec.hpp>
+#include <blocktune/stencil_study.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 
@@ -23,7 +24,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -517,92 +517,21 @@ int bench_compile(const BenchCompileArgs& args) {
 }
 
 int bench_stencil(const BenchStencilArgs& args) {
-  const KernelDescription kernel = stencil3d(args.radius, args.f64 ? ElementType::f64 : ElementType::f32);
-  // --where restricts what is tuned; the baseline is timed whatever it says.
-  KernelDescription tuned_kernel = kernel;
-  for (const std::string& constraint : args.where) tuned_kernel.space.add_constraint(constraint);
-  ProblemSize problem = ProblemSize::parse(args.problem.find('x') == std::string::npos ? fmt::format("{0}x{0}x{0}", args.problem)
-                                                                                      : args.problem);
-  problem.time_steps = args.time_steps;
-  std::filesystem::create_directories(std::filesystem::absolute(args.database).parent_path());
-  Store store = Store::open(args.database);
-  const VariantCompiler compiler;
-  const DeviceInfo device = query_device(args.device);
-  fmt::print("stencil benchmark: {} on GPU {} ({}), problem {}\n", kernel.name, args.device, device.name, problem.describe());
-  std::fflush(stdout);
-
+  StencilStudyOptions options{.radius = args.radius,
+                              .f64 = args.f64,
+                              .problem = ProblemSize::parse(args.problem.find('x') == std::string::npos
+                                                                ? fmt::format("{0}x{0}x{0}", args.problem)
+                                                                : args.problem),
+                              .device = args.device,
+                              .database = args.database,
+                              .csv = args.csv,
+                              .where = args.where};
+  options.problem.time_steps = args.time_steps;
   ProgressLine line("tune");
-  TuneOptions options;
-  options.strategy = "exhaustive";  // the best of every coding needs every configuration
-  options.default_budget_seconds = std::numeric_limits<double>::infinity();
   options.progress = [&line](const TuneProgress& p) {
     line.show(fmt::format("{}/{} ({} resumed), {:.0f} s", p.done, p.total, p.resumed, p.elapsed_seconds), p.done == p.total);
   };
-  const TuneResult tuned = blocktune::tune(tuned_kernel, args.device, problem, store, compiler, options);
-
-  // The best trial of each coding (load path x z handling x fused steps), and the naive baseline first.
-  const auto steps_of = [](const Config& c) { return c.find("fused_steps") ? c.get_int("fused_steps") : 1; };
-  std::vector<std::string> codings = {"baseline BASE 32x16x1"};
-  std::vector<Config> configs = {Config::parse(kernel.default_config)};
-  std::map<std::string, const TrialRecord*> best;
-  for (const TrialRecord& t : tuned.trials) {
-    if (t.outcome != Outcome::ok) continue;
-    const Config c = Config::parse(t.config);
-    std::string coding = fmt::format("{}+{}", to_string(c.at("strategy")), to_string(c.at("zloop")));
-    if (steps_of(c) > 1) coding += fmt::format(" {} steps", steps_of(c));
-    if (!best.contains(coding) || t.median_ms < best[coding]->median_ms) best[coding] = &t;
-  }
-  for (const auto& [coding, trial] : best) {
-    codings.push_back(coding);
-    configs.push_back(Config::parse(trial->config));
-  }
-  const Remeasured again = measure_many(kernel, args.device, problem, configs, compiler, {.min_repeats = 50, .max_repeats = 500});
-
-  // A configuration that fuses k time steps does k steps per launch: its
-  // figures are per step (time / k; bytes and flops of k steps over the time).
-  const double baseline_ms = again.trials.front().median_ms;
-  const Lookup env = environment(kernel, device, problem);
-  fmt::print("\ndevice-to-device copy in this run: {:.0f} GB/s (bytes read + written)\n", again.copy_bandwidth_gbs);
-  fmt::print("GB/s and GFLOP/s are effective per time step ({} bytes per cell per step); a configuration fusing k steps\n"
-             "is timed per launch (ms) and counted as k steps (ms/step = ms / k)\n",
-             2 * (args.f64 ? 8 : 4));
-  fmt::print("{:<22} {:>9} {:>9} {:>9} {:>8} {:>7} {:>9}  {}\n", "coding", "ms", "ms/step", "GB/s", "GFLOP/s", "% copy", "vs naive",
-             "best configuration");
-  std::FILE* csv = nullptr;
-  if (!args.csv.empty()) {
-    const bool fresh = !std::filesystem::exists(args.csv);
-    csv = std::fopen(args.csv.c_str(), "a");
-    if (csv == nullptr) throw std::runtime_error(fmt::format("cannot append to {}", args.csv.string()));
-    if (fresh)
-      fmt::print(csv, "device,kernel,radius,problem,coding,config,median_ms,gbs,gflops,copy_gbs,fraction_of_copy,speedup_vs_naive,"
-                      "fused_steps,ms_per_step\n");
-  }
-  double best_single = 0, best_fused = 0;  // GB/s per step
-  std::string best_fused_coding;
-  for (std::size_t i = 0; i < again.trials.size(); ++i) {
-    const TrialRecord& t = again.trials[i];
-    if (t.outcome != Outcome::ok) {
-      fmt::print("{:<22} {}: {}\n", codings[i], to_string(t.outcome), t.message);
-      continue;
-    }
-    const Config config = Config::parse(t.config);
-    const std::int64_t steps = steps_of(config);
-    const double per_step_ms = t.median_ms / static_cast<double>(steps);
-    const double gflops = static_cast<double>(Expression::parse(kernel.flops).evaluate_int(config.lookup(env))) / (t.median_ms * 1e-3) / 1e9;
-    const double fraction = t.metric / again.copy_bandwidth_gbs;
-    fmt::print("{:<22} {:>9.4f} {:>9.4f} {:>9.0f} {:>8.0f} {:>6.1f}% {:>8.2f}x  {}\n", codings[i], t.median_ms, per_step_ms, t.metric, gflops,
-               100 * fraction, baseline_ms / per_step_ms, t.config);
-    if (steps == 1) best_single = std::max(best_single, t.metric);
-    if (steps > 1 && t.metric > best_fused) best_fused = t.metric, best_fused_coding = codings[i];
-    if (csv)
-      fmt::print(csv, "\"{}\",{},{},{},{},\"{}\",{:.5f},{:.1f},{:.1f},{:.1f},{:.4f},{:.3f},{},{:.5f}\n", device.name, kernel.name,
-                 args.radius, problem.to_string(), codings[i], t.config, t.median_ms, t.metric, gflops, again.copy_bandwidth_gbs, fraction,
-                 baseline_ms / per_step_ms, steps, per_step_ms);
-  }
-  if (best_single > 0 && best_fused > 0)
-    fmt::print("\ntemporal blocking: {} {:.0f} GB/s per step = {:.2f}x the best single-step configuration ({:.0f} GB/s)\n",
-               best_fused_coding, best_fused, best_fused / best_single, best_single);
-  if (csv) std::fclose(csv);
+  run_stencil_study(options);
   return exit_done;
 }
 

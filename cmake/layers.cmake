@@ -15,8 +15,10 @@ function(blocktune_forbid_links target)
   endforeach()
 endfunction()
 
+set(blocktune_tools blocktune_kernels blocktune_report blocktune_replay blocktune_bench)
 set(blocktune_above_foundations blocktune_description blocktune_cuda blocktune_launch blocktune_tuner
-    blocktune_kernels blocktune_report blocktune_replay blocktune_cli)
+    ${blocktune_tools} blocktune_cli)
+# The bottom: the run-time query and the configuration text, which search reads too.
 blocktune_forbid_links(blocktune_runtime blocktune_db blocktune_search blocktune_model ${blocktune_above_foundations})
 blocktune_forbid_links(blocktune_search blocktune_db blocktune_model ${blocktune_above_foundations})
 blocktune_forbid_links(blocktune_model blocktune_db blocktune_search ${blocktune_above_foundations})
@@ -26,10 +28,18 @@ blocktune_forbid_links(blocktune_description blocktune_cuda blocktune_launch blo
   CUDA::toolkit CUDA::nvrtc CUDA::cudart CUDA::cudart_static CUDA::cuda_driver)
 blocktune_forbid_links(blocktune_cuda blocktune_launch blocktune_tuner blocktune_db)
 # The launch API and the tuner stand side by side.
-blocktune_forbid_links(blocktune_launch blocktune_tuner blocktune_db blocktune_kernels)
+blocktune_forbid_links(blocktune_launch blocktune_tuner blocktune_db)
 blocktune_forbid_links(blocktune_tuner blocktune_launch)
+# The tools (kernels, report, replay, bench) stand on the tuner: no layer below
+# links them, and they link nothing of cli/.
+foreach(library blocktune_description blocktune_cuda blocktune_launch blocktune_tuner)
+  blocktune_forbid_links(${library} ${blocktune_tools})
+endforeach()
+foreach(library ${blocktune_tools})
+  blocktune_forbid_links(${library} blocktune_cli blocktune_db_cli blocktune_report_cli blocktune_replay_cli)
+endforeach()
 # The command line lives in cli/ only: no library below it uses CLI11.
 foreach(library blocktune_runtime blocktune_db blocktune_search blocktune_model blocktune_description blocktune_cuda
-                blocktune_launch blocktune_tuner blocktune_kernels blocktune_report blocktune_replay)
+                blocktune_launch blocktune_tuner ${blocktune_tools})
   blocktune_forbid_links(${library} CLI11::CLI11)
 endforeach()

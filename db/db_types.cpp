@@ -1,6 +1,5 @@
 #include <blocktune/db_types.hpp>
 
-#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <string>
@@ -39,17 +38,6 @@ std::string ProblemSize::to_string() const {
 
 std::string ProblemSize::describe() const {
   return time_steps == 1 ? to_string() : to_string() + ", " + std::to_string(time_steps) + " time steps";
-}
-
-std::vector<std::pair<std::string, std::string>> split_config(std::string_view config) {
-  std::vector<std::pair<std::string, std::string>> parameters;
-  while (!config.empty()) {
-    const auto item = config.substr(0, config.find(','));
-    const auto equals = item.find('=');
-    parameters.emplace_back(item.substr(0, equals), equals == item.npos ? std::string_view() : item.substr(equals + 1));
-    config.remove_prefix(std::min(config.size(), item.size() + 1));
-  }
-  return parameters;
 }
 
 ProblemSize ProblemSize::parse(std::string_view text) {

@@ -1,5 +1,7 @@
 #include <blocktune/runtime.hpp>
 
+#include <blocktune/config_text.hpp>
+
 #include "schema.hpp"
 #include "sqlite.hpp"
 
@@ -18,11 +20,14 @@
 namespace blocktune {
 namespace {
 
+using Parameters = std::vector<std::pair<std::string, std::string>>;
+
 // A session's winner for one step count, as the query needs it.
 struct StepWinner {
   std::int64_t time_steps = 1;
   StepLaunch main;
   double total_ms = 0;
+  Parameters parameters;  // of main.config
 };
 
 // A tuning session (device, kernel version, problem dims) with its winners.
@@ -37,6 +42,7 @@ struct Tuned {
 struct Fallback {
   std::string config;
   LaunchShape shape;
+  Parameters parameters;  // of config
 };
 
 struct KernelModel {
@@ -123,6 +129,18 @@ std::string format_number(double value) {
   return std::string(buffer, end);
 }
 
+// A stored configuration's parameters, read when the database is opened so
+// that a query cannot fail on them. Throws StoreError naming the file.
+Parameters read_parameters(const std::filesystem::path& file, std::string_view config) {
+  try {
+    Parameters parameters;
+    for (ConfigEntry& entry : parse_config_text(config)) parameters.emplace_back(std::move(entry.name), std::move(entry.value));
+    return parameters;
+  } catch (const std::invalid_argument& error) {
+    throw StoreError(sqlite::quoted(file) + " holds an " + error.what());
+  }
+}
+
 LaunchShape read_shape(const sqlite::Cursor& row, int first_column) {
   return LaunchShape{{row.integer(first_column), row.integer(first_column + 1), row.integer(first_column + 2)},
                      row.integer(first_column + 3)};
@@ -195,7 +213,7 @@ void TuningDatabase::State::load(const sqlite::Connection& db, int schema_versio
     }
     Tuned& tuned = model.tuned[place->second.first];
     const StepLaunch main{row.text(7), read_shape(row, 8), row.int64(15), row.real(12)};
-    tuned.winners.push_back({row.int64(14), main, row.real(16)});
+    tuned.winners.push_back({row.int64(14), main, row.real(16), read_parameters(path, main.config)});
     if (tuned.winners.back().time_steps > 1) multi_step[{row.text(0), row.text(1), row.text(6)}] = &tuned;
   }
   for (auto& [name, model] : kernels)
@@ -229,12 +247,13 @@ void TuningDatabase::State::load(const sqlite::Connection& db, int schema_versio
     SELECT name, default_config, default_block_x, default_block_y, default_block_z, default_carveout
     FROM kernels WHERE default_config <> '' AND default_block_x IS NOT NULL ORDER BY created_at, id)sql");
   for (auto row = defaults.query(); row.next();)
-    kernels[row.text(0)].kernel_default = Fallback{row.text(1), read_shape(row, 2)};
+    kernels[row.text(0)].kernel_default = Fallback{row.text(1), read_shape(row, 2), read_parameters(path, row.text_view(1))};
 
   sqlite::Statement arch_defaults = db.prepare(
       "SELECT kernel_name, cc_major, cc_minor, config, block_x, block_y, block_z, carveout FROM arch_defaults");
   for (auto row = arch_defaults.query(); row.next();)
-    kernels[row.text(0)].arch_defaults[{row.integer(1), row.integer(2)}] = Fallback{row.text(3), read_shape(row, 4)};
+    kernels[row.text(0)].arch_defaults[{row.integer(1), row.integer(2)}] =
+        Fallback{row.text(3), read_shape(row, 4), read_parameters(path, row.text_view(3))};
 
   // A problem's dimensions are its dims' 'x's plus one.
   sqlite::Statement ranks = db.prepare(
@@ -280,7 +299,7 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
                          ? MatchKind::exact
                          : level;
       answer.shape = plan.main.shape;
-      answer.parameters = split_config(plan.main.config);
+      answer.parameters = winner->parameters;
       answer.config = plan.main.config;
       answer.median_ms = plan.main.median_ms;
       answer.tuned_device = tuned_on.name;
@@ -300,7 +319,7 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
     answer.match = match;
     answer.time_steps = answer.launches = problem.time_steps;
     answer.shape = chosen.shape;
-    answer.parameters = split_config(chosen.config);
+    answer.parameters = chosen.parameters;
     answer.config = chosen.config;
     return answer;
   };

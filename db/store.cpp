@@ -2,6 +2,7 @@
 
 #include "schema.hpp"
 
+#include <blocktune/config_text.hpp>
 #include <blocktune/text.hpp>
 
 #include <fmt/format.h>
@@ -71,6 +72,20 @@ std::optional<Outcome> parse_outcome(std::string_view text) {
 
 // ---- Validation ----
 
+namespace {
+
+// What the run-time query would find wrong in a configuration's text, if anything.
+std::optional<std::string> find_problem_in_config(std::string_view config) {
+  try {
+    parse_config_text(config);
+    return std::nullopt;
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+}
+
+}  // namespace
+
 std::optional<std::string> find_problem(const DeviceRecord& device) {
   if (device.uuid.empty()) return "device '" + device.name + "' has no uuid";
   return std::nullopt;
@@ -81,6 +96,7 @@ std::optional<std::string> find_problem(const KernelRecord& kernel) {
   for (const auto& name : kernel.parameter_names)
     if (name.empty() || name.find_first_of(",=") != std::string::npos)
       return "kernel '" + kernel.name + "': parameter name '" + name + "' is empty or contains ',' or '='";
+  if (auto problem = find_problem_in_config(kernel.default_config)) return "kernel '" + kernel.name + "' default: " + *problem;
   if (kernel.default_shape)
     if (auto problem = find_problem(*kernel.default_shape)) return "kernel '" + kernel.name + "' default: " + *problem;
   return std::nullopt;
@@ -103,12 +119,7 @@ std::optional<std::string> find_problem(const LaunchShape& shape) {
 
 std::optional<std::string> find_problem(const TrialRecord& trial) {
   if (trial.config.empty()) return "trial without a config";
-  for (std::string_view rest = trial.config; !rest.empty();) {
-    const auto item = rest.substr(0, rest.find(','));
-    if (item.find('=') == 0 || item.find('=') == item.npos)
-      return "config '" + trial.config + "' is not of the form name=value,name=value";
-    rest.remove_prefix(std::min(rest.size(), item.size() + 1));
-  }
+  if (auto problem = find_problem_in_config(trial.config)) return problem;
   if (auto problem = find_problem(trial.shape)) return "config '" + trial.config + "': " + *problem;
   for (const double value : {trial.median_ms, trial.min_ms, trial.mean_ms, trial.spread, trial.occupancy,
                              trial.compile_s, trial.verify_s, trial.benchmark_s, trial.metric})
@@ -420,6 +431,7 @@ std::vector<DeviceMetric> Store::device_metrics(std::int64_t device_id) const {
 void Store::set_arch_default(std::string_view kernel_name, int cc_major, int cc_minor, std::string_view config,
                              const LaunchShape& shape) {
   if (kernel_name.empty()) throw std::invalid_argument("architecture default without a kernel name");
+  if (auto problem = find_problem_in_config(config)) throw std::invalid_argument(*problem);
   require_valid(shape);
   impl_->upsert_arch_default.run(kernel_name, cc_major, cc_minor, config, shape.block[0], shape.block[1],
                                  shape.block[2], shape.carveout);

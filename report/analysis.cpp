@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <ctime>
 #include <map>
@@ -18,12 +17,6 @@ namespace {
 
 // Configurations within this share of the winner's time count as close to it.
 constexpr double close_margin = 0.02;
-
-bool is_integer(std::string_view text) {
-  long long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && error == std::errc() && end == text.data() + text.size();
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -87,12 +80,10 @@ std::string outcome_words(Outcome outcome) {
 
 // "carveout=-1, strategy=BASE": the parameters of `other` whose values differ from `base`.
 std::string differences(const TrialRecord& base, const TrialRecord& other) {
-  const Parameters mine = split_config(base.config);
+  const Parameters mine = parse_config_text(base.config);
   std::vector<std::string> changed;
-  for (const auto& [name, value] : split_config(other.config)) {
-    const auto same = std::ranges::find(mine, std::pair{name, value});
-    if (same == mine.end()) changed.push_back(fmt::format("{}={}", name, value));
-  }
+  for (const ConfigEntry& parameter : parse_config_text(other.config))
+    if (std::ranges::find(mine, parameter) == mine.end()) changed.push_back(format_config_text({&parameter, 1}));
   return fmt::format("{}", fmt::join(changed, ", "));
 }
 
@@ -171,16 +162,16 @@ std::string close_group_verdict(const Session& session, const TrialRecord& winne
     return fmt::format("No other configuration comes within {} of its time.", percent(close_margin));
 
   std::vector<Parameters> close_parameters;
-  for (const TrialRecord* t : close) close_parameters.push_back(split_config(t->config));
+  for (const TrialRecord* t : close) close_parameters.push_back(parse_config_text(t->config));
   std::vector<std::string> shared, varying;
-  for (const auto& parameter : split_config(winner.config)) {
+  for (const ConfigEntry& parameter : parse_config_text(winner.config)) {
     const bool all_same = std::ranges::all_of(close_parameters, [&](const Parameters& parameters) {
       return std::ranges::find(parameters, parameter) != parameters.end();
     });
     if (all_same)
-      shared.push_back(fmt::format("{}={}", parameter.first, parameter.second));
+      shared.push_back(format_config_text({&parameter, 1}));
     else
-      varying.push_back(parameter.first);
+      varying.push_back(parameter.name);
   }
   std::string text = fmt::format("The {} configurations within {} of its time", close.size(), percent(close_margin));
   if (shared.empty()) return text + " have no parameter value in common: the space is flat near the top.";
@@ -293,11 +284,11 @@ std::size_t Session::rank(const TrialRecord& trial) const {
 }
 
 std::string Session::strategy(const TrialRecord& trial) const {
-  std::vector<std::string> values;
-  for (const auto& [name, value] : split_config(trial.config))
-    if (std::ranges::find(strategy_parameters, name) != strategy_parameters.end())
-      values.push_back(fmt::format("{}={}", name, value));
-  return fmt::format("{}", fmt::join(values, ","));
+  Parameters values = parse_config_text(trial.config);
+  std::erase_if(values, [&](const ConfigEntry& value) {
+    return std::ranges::find(strategy_parameters, value.name) == strategy_parameters.end();
+  });
+  return format_config_text(values);
 }
 
 std::vector<std::string> Session::strategies() const {
@@ -404,8 +395,8 @@ std::vector<Session> select_sessions(const DatabaseContents& contents, const Rep
                                  : Measure{"median time", "ms", false};
     for (const auto& name : session.kernel->parameter_names)
       if (std::ranges::any_of(session.ranked, [&](const TrialRecord* t) {
-            return std::ranges::any_of(split_config(t->config),
-                                       [&](const auto& p) { return p.first == name && !is_integer(p.second); });
+            return std::ranges::any_of(parse_config_text(t->config),
+                                       [&](const ConfigEntry& p) { return p.name == name && !p.integer; });
           }))
         session.strategy_parameters.push_back(name);
     session.model = model_agreement(session);

@@ -2,6 +2,7 @@
 // filter selects, their ranking, strategies, and the explanation of a trial.
 #pragma once
 
+#include <blocktune/config_text.hpp>
 #include <blocktune/report.hpp>
 
 #include <cstdint>
@@ -14,8 +15,8 @@
 
 namespace blocktune::report {
 
-// "name=value" pairs of a configuration, in order (split_config).
-using Parameters = std::vector<std::pair<std::string, std::string>>;
+// The parameters of a configuration, in order (parse_config_text).
+using Parameters = std::vector<ConfigEntry>;
 
 // The store's winner order: by median time, then minimum time, then config text.
 bool faster(const TrialRecord& a, const TrialRecord& b);

@@ -50,13 +50,13 @@ std::string_view invalidity(Outcome outcome) {
 
 Json t4_configuration(std::string_view config) {
   Json configuration = Json::object();
-  for (const auto& [name, value] : split_config(config)) {
+  for (const ConfigEntry& parameter : parse_config_text(config)) {
     long long number = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (!value.empty() && error == std::errc() && end == value.data() + value.size())
-      configuration[name] = number;
+    const char* end = parameter.value.data() + parameter.value.size();
+    if (parameter.integer && std::from_chars(parameter.value.data(), end, number).ec == std::errc())
+      configuration[parameter.name] = number;
     else
-      configuration[name] = value;
+      configuration[parameter.name] = parameter.value;
   }
   return configuration;
 }
@@ -161,10 +161,10 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       std::to_string(t.steps_per_launch)};
       if (predicted)
         fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact_text(*t.predicted_ms) : std::string());
-      const Parameters parameters = split_config(t.config);
+      const Parameters parameters = parse_config_text(t.config);
       for (const auto& name : parameter_names) {
-        const auto found = std::ranges::find(parameters, name, &Parameters::value_type::first);
-        fields.push_back(found == parameters.end() ? std::string() : found->second);
+        const auto found = std::ranges::find(parameters, name, &ConfigEntry::name);
+        fields.push_back(found == parameters.end() ? std::string() : found->value);
       }
       out += csv_line(fields);
     }

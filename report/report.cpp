@@ -1,5 +1,6 @@
 #include <blocktune/report.hpp>
 
+#include <blocktune/config_text.hpp>
 #include <blocktune/output_file.hpp>
 
 #include "analysis.hpp"
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
-#include <map>
 #include <set>
 #include <span>
 
@@ -19,37 +19,38 @@ namespace {
 
 constexpr std::array format_names{"html", "csv", "t4", "markdown"};
 
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == text.npos) return {};
-  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
-}
-
 // The stored form of a configuration typed by a person: parameters in the
-// kernel's order, no spaces. Throws ReportError saying what is wrong.
+// kernel's order (as typed where the kernel names none), written as the store
+// writes them. Throws ReportError saying what is wrong.
 std::string canonical_config(std::string_view text, const KernelRecord& kernel) {
+  const std::string parameters_note = fmt::format("parameters of {}: {}", kernel.name, fmt::join(kernel.parameter_names, ", "));
   const auto fail = [&](std::string_view problem) {
-    return ReportError(fmt::format("configuration '{}': {} (parameters of {}: {})", text, problem, kernel.name,
-                                   fmt::join(kernel.parameter_names, ", ")));
+    return ReportError(fmt::format("configuration '{}': {} ({})", text, problem, parameters_note));
   };
-  std::map<std::string, std::string, std::less<>> values;
-  for (const auto& [raw_name, raw_value] : split_config(text)) {
-    const std::string name = trim(raw_name), value = trim(raw_value);
-    if (name.empty() || value.empty()) throw fail("expected name=value,name=value");
-    if (std::ranges::find(kernel.parameter_names, name) == kernel.parameter_names.end())
-      throw fail(fmt::format("'{}' is not a parameter", name));
-    if (!values.emplace(name, value).second) throw fail(fmt::format("'{}' is given twice", name));
+  std::vector<ConfigEntry> given;
+  try {
+    given = parse_config_text(text);
+  } catch (const std::invalid_argument& error) {
+    throw ReportError(fmt::format("{} ({})", error.what(), parameters_note));
   }
-  std::vector<std::string> items, missing;
+  if (kernel.parameter_names.empty()) return format_config_text(given);
+  for (auto entry = given.begin(); entry != given.end(); ++entry) {
+    if (std::ranges::find(kernel.parameter_names, entry->name) == kernel.parameter_names.end())
+      throw fail(fmt::format("'{}' is not a parameter", entry->name));
+    if (std::ranges::find(given.begin(), entry, entry->name, &ConfigEntry::name) != entry)
+      throw fail(fmt::format("'{}' is given twice", entry->name));
+  }
+  std::vector<ConfigEntry> ordered;
+  std::vector<std::string> missing;
   for (const auto& name : kernel.parameter_names) {
-    const auto found = values.find(name);
-    if (found == values.end())
+    const auto found = std::ranges::find(given, name, &ConfigEntry::name);
+    if (found == given.end())
       missing.push_back(name);
     else
-      items.push_back(name + "=" + found->second);
+      ordered.push_back(*found);
   }
   if (!missing.empty()) throw fail(fmt::format("{} missing", fmt::join(missing, ", ")));
-  return fmt::format("{}", fmt::join(items, ","));
+  return format_config_text(ordered);
 }
 
 // What `time_steps` steps cost with `trial` as the main launch, against the
@@ -147,8 +148,7 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
                                     query.problem.time_steps == 1 ? "" : fmt::format(" for {} time steps", query.problem.time_steps)));
     trial = session.ranked[best->index];
   } else {
-    const std::string config =
-        session.kernel->parameter_names.empty() ? trim(query.config) : canonical_config(query.config, *session.kernel);
+    const std::string config = canonical_config(query.config, *session.kernel);
     trial = session.find(config);
     if (!trial)
       throw ReportError(fmt::format("configuration {} was not tried for {} ({} configurations were)", config,

@@ -2,6 +2,8 @@
 
 #include "blocktune/candidates.hpp"
 
+#include <blocktune/config_text.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,107 +12,6 @@
 #include <stdexcept>
 
 namespace blocktune {
-
-namespace {
-
-bool is_name(std::string_view name) {
-  const auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  const auto rest = [&](char c) { return start(c) || (c >= '0' && c <= '9') || c == '.'; };
-  return !name.empty() && start(name.front()) && std::all_of(name.begin() + 1, name.end(), rest);
-}
-
-bool looks_like_integer(std::string_view text) {
-  if (text.starts_with('-')) text.remove_prefix(1);
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-std::string format_value(const Value& value) {
-  const auto* text = std::get_if<std::string>(&value);
-  if (text == nullptr) return to_string(value);
-  const bool plain = !text->empty() && !looks_like_integer(*text) &&
-                     std::none_of(text->begin(), text->end(), [](char c) {
-                       return is_space(c) || c == ',' || c == '=' || c == '"' || c == '\'' || c == '\\';
-                     });
-  if (plain) return *text;
-  std::string quoted = "\"";
-  for (const char c : *text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + '"';
-}
-
-// Reads the text Config::to_string() writes.
-class ConfigParser {
- public:
-  explicit ConfigParser(std::string_view text) : text_(text) {}
-
-  std::vector<std::pair<std::string, Value>> parse() {
-    std::vector<std::pair<std::string, Value>> entries;
-    if (trim(text_).empty()) return entries;
-    while (true) {
-      const std::size_t equals = text_.find('=', position_);
-      if (equals == std::string_view::npos) fail(fmt::format("expected 'name=value' at '{}'", text_.substr(position_)));
-      const std::string_view name = trim(text_.substr(position_, equals - position_));
-      if (!is_name(name)) fail(fmt::format("'{}' is not a parameter name", name));
-      position_ = equals + 1;
-      entries.emplace_back(std::string(name), parse_value(name));
-      skip_space();
-      if (position_ == text_.size()) return entries;
-      if (text_[position_] != ',') fail(fmt::format("expected ',' after the value of '{}'", name));
-      ++position_;
-    }
-  }
-
- private:
-  Value parse_value(std::string_view name) {
-    skip_space();
-    if (position_ < text_.size() && text_[position_] == '"') return parse_quoted(name);
-    const std::size_t comma = std::min(text_.find(',', position_), text_.size());
-    const std::string_view value = trim(text_.substr(position_, comma - position_));
-    position_ = comma;
-    if (value.empty()) fail(fmt::format("'{}' has no value", name));
-    if (const std::size_t special = value.find_first_of("=\"'\\"); special != std::string_view::npos)
-      fail(fmt::format("the value of '{}' must be quoted: it holds '{}'", name, value[special]));
-    if (!looks_like_integer(value)) return std::string(value);
-    std::int64_t number = 0;
-    if (std::from_chars(value.data(), value.data() + value.size(), number).ec != std::errc{})
-      fail(fmt::format("the value of '{}' ({}) is out of 64-bit integer range", name, value));
-    return number;
-  }
-
-  Value parse_quoted(std::string_view name) {
-    std::string value;
-    for (++position_; position_ < text_.size() && text_[position_] != '"'; ++position_) {
-      if (text_[position_] == '\\' && position_ + 1 < text_.size()) ++position_;
-      value += text_[position_];
-    }
-    if (position_ == text_.size()) fail(fmt::format("the value of '{}' has no closing quote", name));
-    ++position_;
-    return value;
-  }
-
-  void skip_space() {
-    while (position_ < text_.size() && is_space(text_[position_])) ++position_;
-  }
-
-  [[noreturn]] void fail(std::string_view what) const {
-    throw std::invalid_argument(fmt::format("invalid configuration '{}': {}", text_, what));
-  }
-
-  std::string_view text_;
-  std::size_t position_ = 0;
-};
-
-}  // namespace
 
 Config::Config(std::vector<std::pair<std::string, Value>> entries) : entries_(std::move(entries)) {
   for (auto entry = entries_.begin(); entry != entries_.end(); ++entry)
@@ -137,22 +38,35 @@ std::int64_t Config::get_int(std::string_view name) const {
 }
 
 std::string Config::to_string() const {
-  std::string text;
+  std::vector<ConfigEntry> text_entries;
+  text_entries.reserve(entries_.size());
   for (const auto& [name, value] : entries_) {
-    if (!text.empty()) text += ',';
-    text += name;
-    text += '=';
-    text += format_value(value);
+    const auto* number = std::get_if<std::int64_t>(&value);
+    text_entries.push_back({name, number ? std::to_string(*number) : std::get<std::string>(value), number != nullptr});
   }
-  return text;
+  return format_config_text(text_entries);
 }
 
 Config Config::parse(std::string_view text) {
-  auto entries = ConfigParser(text).parse();
+  const auto fail = [&](std::string_view what) {
+    return std::invalid_argument(fmt::format("invalid configuration '{}': {}", text, what));
+  };
+  std::vector<std::pair<std::string, Value>> entries;
+  for (ConfigEntry& entry : parse_config_text(text)) {
+    if (!entry.integer) {
+      entries.emplace_back(std::move(entry.name), std::move(entry.value));
+      continue;
+    }
+    std::int64_t number = 0;
+    const char* end = entry.value.data() + entry.value.size();
+    if (std::from_chars(entry.value.data(), end, number).ec != std::errc{})
+      throw fail(fmt::format("the value of '{}' ({}) is out of 64-bit integer range", entry.name, entry.value));
+    entries.emplace_back(std::move(entry.name), number);
+  }
   try {
     return Config(std::move(entries));
   } catch (const std::invalid_argument& error) {
-    throw std::invalid_argument(fmt::format("invalid configuration '{}': {}", text, error.what()));
+    throw fail(error.what());
   }
 }
 
@@ -165,7 +79,7 @@ Lookup Config::lookup(const Lookup& fallback) const {
 }
 
 void SearchSpace::add_parameter(Parameter parameter) {
-  if (!is_name(parameter.name))
+  if (!is_parameter_name(parameter.name))
     throw std::invalid_argument(fmt::format("'{}' is not a valid parameter name", parameter.name));
   if (std::any_of(parameters_.begin(), parameters_.end(), [&](const Parameter& p) { return p.name == parameter.name; }))
     throw std::invalid_argument(fmt::format("parameter '{}' is defined twice", parameter.name));

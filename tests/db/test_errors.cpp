@@ -115,6 +115,16 @@ TEST_CASE("a SQLite database of another application") {
   exec(file, "SELECT count(*) FROM contacts");  // still intact
 }
 
+TEST_CASE("a stored configuration the query cannot read: open names the file and the fault") {
+  TempDir dir;
+  const auto file = tuned_database(dir);
+  exec(file, "UPDATE kernels SET default_config = 'block_x=32,'");
+  const auto quoted = std::string("'").append(file.string()).append("'");
+  CHECK_THROWS_AS(TuningDatabase::open(file), StoreError);
+  CHECK_THROWS_WITH(TuningDatabase::open(file),
+                    Catch::Contains(quoted) && Catch::Contains("invalid configuration 'block_x=32,' at its end: expected 'name=value'"));
+}
+
 TEST_CASE("a corrupt page is reported by check, not crashed on") {
   TempDir dir;
   const auto file = tuned_database(dir);

@@ -6,6 +6,7 @@ Python's sqlite3 module: same trials, same order, every field exact.
 usage: check_csv.py DATABASE CSV [DATABASE CSV ...]
 """
 import csv
+import re
 import sqlite3
 import sys
 
@@ -28,6 +29,18 @@ def stored_trials(database, extra_columns):
         f"SELECT d.uuid AS device_uuid, d.name AS device_name, k.name AS kernel, k.source_hash, p.dims AS problem, "
         f"k.parameter_names, {columns} FROM trials t JOIN devices d ON d.id = t.device_id "
         f"JOIN kernels k ON k.id = t.kernel_id JOIN problems p ON p.id = t.problem_id ORDER BY t.id").fetchall()
+
+
+# One name=value of a configuration's text: a bare value, or one in double
+# quotes with backslash escapes (it may hold commas and '=').
+CONFIG_ENTRY = re.compile(r'\s*([A-Za-z_][\w.]*)\s*=\s*("(?:[^"\\]|\\.)*"|[^,]*?)\s*(?:,|$)')
+
+
+def config_parameters(config):
+    parameters = {}
+    for name, value in CONFIG_ENTRY.findall(config):
+        parameters[name] = re.sub(r"\\(.)", r"\1", value[1:-1]) if value.startswith('"') else value
+    return parameters
 
 
 def same(column, stored, text, outcome):
@@ -57,7 +70,7 @@ def check(database, csv_file):
             if not same(column, trial[column], row[column], trial["outcome"]):
                 mismatches += 1
                 print(f"{csv_file} row {number} {column}: {row[column]!r} != stored {trial[column]!r}", file=sys.stderr)
-        parameters = dict(item.split("=", 1) for item in trial["config"].split(","))
+        parameters = config_parameters(trial["config"])
         for name in trial["parameter_names"].split(","):
             if row[f"param.{name}"] != parameters[name]:
                 mismatches += 1

@@ -2,8 +2,9 @@
 //   make_report_files OUTDIR
 // h200.db (the H200 run with its copy bandwidth), report.html, trials.csv,
 // t4.json, report.md; two-devices.db and two-devices.html (cross-device view);
-// tricky.db and tricky.csv (a message that needs CSV quoting, a predicted time
-// on one trial and none on the other); h100-study.html (stencil3d_r1 512x512x512
+// tricky.db and tricky.csv (a message that needs CSV quoting, a text value
+// holding a comma and an '=', a predicted time on one trial and none on the
+// other); h100-study.html (stencil3d_r1 512x512x512
 // from the stencil study's H100 run: nine codings).
 #include "report_fixture.hpp"
 
@@ -31,7 +32,7 @@ void write_tricky(const std::filesystem::path& database) {
   failed.timestamp = 1'700'000'000;
   store.add_trial(device, kernel, problem, failed);
   TrialRecord ok = failed;
-  ok.config = "a=2,mode=y";
+  ok.config = R"(a=2,mode="y, z=1")";
   ok.outcome = Outcome::ok;
   ok.message.clear();
   ok.samples_ms = {0.1, 0.30000000000000004, 1e-300};

@@ -4,6 +4,7 @@
 #include "analysis.hpp"
 #include "report_fixture.hpp"
 
+#include <blocktune/config_text.hpp>
 #include <blocktune/report.hpp>
 
 #include <fmt/format.h>
@@ -129,7 +130,7 @@ TEST_CASE("explain says what is wrong with a query, and what is there") {
         "stencil3d_r1: block_x, block_y, block_z, strategy, z_per_thread, carveout)");
   fails({.kernel = "stencil3d_r1", .problem = cube, .config = "warp=1"}, "'warp' is not a parameter");
   fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x=64,block_x=32"}, "'block_x' is given twice");
-  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x"}, "expected name=value,name=value");
+  fails({.kernel = "stencil3d_r1", .problem = cube, .config = "block_x"}, "expected 'name=value'");
   fails({.kernel = "stencil3d_r1",
          .problem = cube,
          .config = "block_x=7,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1"},
@@ -147,13 +148,13 @@ TEST_CASE("without a stored copy bandwidth the explanation says so") {
   CHECK_THAT(text, !Catch::Contains("of the rate of a plain device-to-device copy"));
 }
 
-TEST_CASE("CSV: a header and one row per trial, in measurement order; rejected ones with empty measurements") {
+TEST_CASE("CSV: a header and one row per trial, in measurement order, rejected ones with empty measurements") {
   const std::string csv = render_report(h200(), {}, ReportFormat::csv);
   CHECK(count(csv, "\n") == 3841);
   CHECK(
       csv.starts_with("device_uuid,device_name,kernel,source_hash,problem,trial,config,block_x,block_y,block_z,"
                       "carveout,outcome,message,samples_ms,median_ms,"));
-  CHECK_THAT(csv, Catch::Contains(",metric,metric_unit,param.block_x,param.block_y,param.block_z,param.strategy,"
+  CHECK_THAT(csv, Catch::Contains(",metric,metric_unit,steps_per_launch,param.block_x,param.block_y,param.block_z,param.strategy,"
                                   "param.z_per_thread,param.carveout\n"));
   CHECK_THAT(csv,
              Catch::Contains("\nGPU-0b9d8d58-402f-e168-d1db-e962fc39fe74,NVIDIA H200,stencil3d_r1,"
@@ -164,7 +165,7 @@ TEST_CASE("CSV: a header and one row per trial, in measurement order; rejected o
   CHECK_THAT(csv,
              Catch::Contains(",3811,\"block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0\",64,2,1,0,"
                              "ok,,0.40409600734710693 0.4020799994468689 "));
-  CHECK_THAT(csv, Catch::Contains(",GB/s,64,2,1,CSL,4,0\n"));
+  CHECK_THAT(csv, Catch::Contains(",GB/s,1,64,2,1,CSL,4,0\n"));
 }
 
 TEST_CASE("T4: every trial with its configuration, times and validity") {
@@ -397,4 +398,39 @@ TEST_CASE("time steps: explain the winner for N steps, and the reports' best lau
   CHECK_THAT(render_report(contents, {}, ReportFormat::html), Catch::Contains("the best launch per fusion depth"));
   const std::string csv = render_report(contents, {}, ReportFormat::csv);
   CHECK_THAT(csv.substr(0, csv.find('\n')), Catch::Contains("metric_unit,steps_per_launch,param."));
+}
+
+TEST_CASE("a text value holding a comma and an '=' survives the CSV and T4 exports and explain") {
+  TempDir dir;
+  const auto file = dir / "labelled.db";
+  const std::vector<ConfigEntry> labelled = {{"block_x", "64", true}, {"label", "a, b=c", false}};
+  const std::string stored = format_config_text(labelled);
+  REQUIRE(stored == R"(block_x=64,label="a, b=c")");
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device({.uuid = "GPU-labelled", .name = "Labelled GPU"});
+    const auto kernel = store.upsert_kernel({"labelled", "h", {"block_x", "label"}, "block_x=32,label=plain", std::nullopt});
+    const auto problem = store.upsert_problem(kernel, ProblemSize{{1024}});
+    for (const auto& [config, block_x, ms] : {std::tuple{stored, 64, 1.0}, {std::string("block_x=32,label=plain"), 32, 2.0}}) {
+      TrialRecord t;
+      t.config = config;
+      t.shape.block = {block_x, 1, 1};
+      t.samples_ms = {ms};
+      t.median_ms = t.min_ms = t.mean_ms = ms;
+      store.add_trial(device, kernel, problem, t);
+    }
+  }
+  const auto contents = read_database(file);
+
+  // CSV: the config column as stored, the parameter's column the value itself (RFC 4180 quoting).
+  const std::string csv = render_report(contents, {}, ReportFormat::csv);
+  CHECK_THAT(csv, Catch::Contains(R"(,"block_x=64,label=""a, b=c""",)") && Catch::Contains(",64,\"a, b=c\"\n"));
+
+  const auto t4 = nlohmann::json::parse(render_report(contents, {}, ReportFormat::t4));
+  CHECK(t4["results"][0]["configuration"] == nlohmann::json{{"block_x", 64}, {"label", "a, b=c"}});
+
+  // Typed by a person in another order, with spaces: the stored configuration.
+  const std::string text = explain(contents, {.kernel = "labelled", .problem = ProblemSize{{1024}}, .config = R"( label = "a, b=c", block_x=64)"});
+  CHECK_THAT(text, Catch::Contains(stored));
+  CHECK_THAT(render_report(contents, {}, ReportFormat::markdown), Catch::Contains(R"(label="a, b=c")"));
 }

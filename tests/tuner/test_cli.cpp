@@ -6,6 +6,7 @@
 #include "temp_dir.hpp"
 
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -101,6 +102,28 @@ TEST_CASE("without a GPU, tune says so, and with --or-plan it plans instead", "[
   CHECK(fallback.status == 0);
   CHECK_THAT(fallback.output, Catch::StartsWith("blocktune: no GPU to tune on"));
   CHECK_THAT(fallback.output, Catch::Contains("satisfy the constraints") && Catch::Contains("can be measured"));
+}
+
+TEST_CASE("bench stencil refuses a bad size or constraint before tuning, and without a GPU says so", "[cli][nogpu]") {
+  blocktune::test::TempDir dir;
+  const std::string db = (dir / "study" / "tuning.db").string();
+  const Run size = run_blocktune("bench stencil --size 0x5 --db " + db);
+  CHECK(size.status == 1);
+  CHECK_THAT(size.output, Catch::Contains("problem size '0x5': dimension 1 is 0, not positive"));
+  const Run where = run_blocktune("bench stencil --where 'strategy ==' --db " + db);
+  CHECK(where.status == 1);
+  CHECK_THAT(where.output, Catch::Contains("invalid expression 'strategy =='"));
+  CHECK_FALSE(std::filesystem::exists(db));  // nothing was tuned
+
+  const Run probe = run_blocktune("devices");
+  if (probe.status == 0) {
+    SUCCEED("a GPU is present; the stencil study runs on it");
+    return;
+  }
+  const Run study = run_blocktune(fmt::format("bench stencil --size 64 --db {} --csv {}", db, (dir / "study.csv").string()));
+  CHECK(study.status == 1);
+  CHECK_THAT(study.output, Catch::Contains("libcuda.so.1") || Catch::Contains("driver") || Catch::Contains("GPU"));
+  CHECK_FALSE(std::filesystem::exists(dir / "study.csv"));
 }
 
 TEST_CASE("tune names the strategies it knows when given another", "[cli]") {

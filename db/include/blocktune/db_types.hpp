@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace blocktune {
@@ -37,11 +36,6 @@ struct ProblemSize {
 
   friend bool operator==(const ProblemSize&, const ProblemSize&) = default;
 };
-
-/// A configuration's canonical text, "name=value,name=value", as (name, value)
-/// pairs in order. Splits only: the search layer's Config::parse checks names
-/// and types values.
-std::vector<std::pair<std::string, std::string>> split_config(std::string_view config);
 
 /// How a configuration is launched: block dimensions and shared-memory carveout.
 struct LaunchShape {

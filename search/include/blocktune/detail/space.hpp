@@ -29,12 +29,14 @@ class Config {
   std::int64_t get_int(std::string_view name) const;  // also throws std::invalid_argument for a string
   const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
 
-  // Canonical text: "block_x=32,block_y=4,strategy=BASE". Strings that would
-  // read back as something else (empty, integer-like, or holding , = quotes
-  // spaces or backslashes) are written in double quotes with backslash escapes.
+  // Canonical text, format_config_text (blocktune/config_text.hpp):
+  // "block_x=32,block_y=4,strategy=BASE". Strings that would read back as
+  // something else (empty, integer-like, or holding , = quotes spaces or
+  // backslashes) are written in double quotes with backslash escapes.
   std::string to_string() const;
-  // The inverse of to_string(): -?[0-9]+ reads as an integer, anything else
-  // as a string. Throws std::invalid_argument saying what is wrong and where.
+  // The inverse of to_string(), through parse_config_text: -?[0-9]+ reads as
+  // an integer, anything else as a string. Throws std::invalid_argument saying
+  // what is wrong and where (also for a repeated name or an integer out of range).
   static Config parse(std::string_view text);
 
   // Resolves parameters, then asks `fallback` (e.g. device limits). The
