@@ -158,15 +158,27 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
     loads = z_vectors;
     shared_reads = xy_vectors;
     extra = 8 * copies + 2;  // copy addresses and bounds, the barrier and the wait
-    w.rounds = 2;            // the tile's arrival, then the loads of the plane
+    // The tile's arrival, then the loads of the plane (below: a round per row).
     // With one plane per thread the block waits for its tile with nothing else
     // in flight; with a z loop the next plane's tile arrives while this one is read.
     w.staged = z_chunk == 1 ? 1 : 0;
   } else {
     loads = xy_vectors + z_vectors;
-    // BASE's input may alias its output (no __restrict__): a row's loads wait
-    // for the previous row's store, a round per row. CSL's read-only loads do not.
-    w.rounds = strategy == "BASE" ? double(py) : 1;
+  }
+  // A row's loads wait for the previous row's store, BASE's and CSL's alike:
+  // each row's loads sit in the branch that skips rows beyond the grid, and
+  // ptxas issues them there (sm_90 SASS of CSL at radius 1, vx 4, py 4: the
+  // column's loads and row 0's, then each further row's after the previous
+  // row's store). INTZ's rows load their z neighbours, a plane never loaded
+  // before among them: a memory round per row. REG's rows load only x
+  // neighbours that the column's loads brought into L1 (COMP: shared memory),
+  // the new plane one step ahead: one memory round, then a near round per row.
+  const double tile_round = comp ? 1 : 0;
+  if (zloop == "INTZ") {
+    w.rounds = tile_round + double(py);
+  } else {
+    w.rounds = tile_round + 1;
+    w.near_rounds = double(py - 1);
   }
   // INTZ loads its z neighbours from global memory at every plane: L1 serves
   // them only while it holds, besides the plane's rows, the block's rows of
