@@ -158,20 +158,47 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
     loads = z_vectors;
     shared_reads = xy_vectors;
     extra = 8 * copies + 2;  // copy addresses and bounds, the barrier and the wait
-    w.rounds = 2;            // the tile's arrival, then the loads of the plane
+    // The tile's arrival, then the loads of the plane (below). With a z loop
+    // the next plane's tile is requested right after the barrier and arrives
+    // while this one is read, which would make it no round of its own; but the
+    // barrier makes every step wait for the block's slowest copy and load.
+    // Counted as no round, the model ranks the development spaces 0.016-0.033
+    // worse (bench/results/model/README.md): kept, not derived.
     // With one plane per thread the block waits for its tile with nothing else
     // in flight; with a z loop the next plane's tile arrives while this one is read.
     w.staged = z_chunk == 1 ? 1 : 0;
   } else {
     loads = xy_vectors + z_vectors;
-    // BASE's input may alias its output (no __restrict__): a row's loads wait
-    // for the previous row's store, a round per row. CSL's read-only loads do not.
-    w.rounds = strategy == "BASE" ? double(py) : 1;
+  }
+  // A row's loads wait for the previous row's store, BASE's and CSL's alike:
+  // each row's loads sit in the branch that skips rows beyond the grid, and
+  // ptxas issues them there (sm_90 SASS of CSL at radius 1, vx 4, py 4: the
+  // column's loads and row 0's, then each further row's after the previous
+  // row's store). INTZ's rows load their z neighbours, a plane never loaded
+  // before among them: a memory round per row. REG's rows load only x
+  // neighbours that the column's loads brought into L1 (COMP: shared memory),
+  // the new plane one step ahead: one memory round, then a near round per row.
+  const double tile_round = comp ? 1 : 0;
+  if (zloop == "INTZ") {
+    w.rounds = tile_round + double(py);
+  } else {
+    w.rounds = tile_round + 1;
+    w.near_rounds = double(py - 1);
   }
   // INTZ loads its z neighbours from global memory at every plane: L1 serves
   // them only while it holds, besides the plane's rows, the block's rows of
   // the 2R planes around it.
-  if (zloop == "INTZ") w.reuse_footprint = own_rows + double(2 * r) * row_bytes(width, element_bytes) * double(rows);
+  // One plane per thread (NONE) reuses only within its planes: the rows with
+  // their halo, and with several z layers the planes between (a single layer
+  // loads each z neighbour once). Not counted: REG's own rows come in as the
+  // new plane R + 1 steps before its x and y loads read them again, so L1
+  // would hold R + 1 planes of them; counted so, the development spaces moved
+  // by +0.012 (r1), -0.002 (r3) and -0.016 (r5) (bench/results/model/README.md).
+  const double block_rows = double(rows) * row_bytes(width, element_bytes);
+  if (zloop == "INTZ")
+    w.reuse_footprint = own_rows + double(2 * r) * block_rows;
+  else if (zloop == "NONE")
+    w.reuse_footprint = planes * own_rows + (bz > 1 ? double(2 * r) * block_rows : 0);
   w.l1_wavefronts = thread_steps / 32 * (loads * vector_wavefronts + copies * 4);
   w.shared_wavefronts = thread_steps / 32 * (shared_reads * vector_wavefronts + copies * 4);
   // Instructions: address arithmetic per load, the adds and FMAs of the

@@ -77,7 +77,7 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   const double dram_share = w.l2_bytes > 0 ? std::min(1.0, w.dram_bytes / w.l2_bytes) : 1.0;
   const double round_cycles = d.l2_latency_cycles + dram_share * (d.dram_latency_cycles - d.l2_latency_cycles);
   const double instructions_per_warp_step = w.warp_instructions / (launch.blocks * warps_per_block * w.steps);
-  const double step_cycles = w.rounds * round_cycles + instructions_per_warp_step / std::max(w.chains, 1.0) * d.fma_latency_cycles;
+  const double step_cycles = w.rounds * round_cycles + w.near_rounds * d.l1_latency_cycles + instructions_per_warp_step / std::max(w.chains, 1.0) * d.fma_latency_cycles;
   const double waves = std::ceil(launch.blocks / (double(launch.blocks_per_sm) * d.sm_count));
   p.latency = waves * w.steps * step_cycles / d.sm_clock_hz;
 

@@ -60,6 +60,9 @@ struct KernelWork {
   // Each thread runs `steps` steps (a z loop's planes) of `rounds` memory
   // rounds that depend on each other (a load, then its use).
   double steps = 1, rounds = 1;
+  // Further rounds of a step that wait only for L1 or shared memory (a row's
+  // loads that hit, issued after the previous row's store).
+  double near_rounds = 0;
   // Independent arithmetic chains of a thread's step (a sum per point it
   // computes, an accumulator per result): they overlap, so a step's
   // instructions wait for one another only chain by chain.
