@@ -97,7 +97,7 @@ TEST_CASE("device metrics keep the latest value per name") {
   CHECK_THROWS_WITH(store.set_device_metric(999, "x", 1, ""), Catch::Contains("refused a record"));
 }
 
-TEST_CASE("device metrics travel through export, import and merge; the newer measurement wins") {
+TEST_CASE("device metrics travel through export, import and merge, and the newer measurement wins") {
   TempDir dir;
   const auto here = dir / "here.db";
   {

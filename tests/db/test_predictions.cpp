@@ -90,7 +90,7 @@ TEST_CASE("predicted times go through the store, JSON export, import and merge")
   CHECK_FALSE(trials[1].predicted_ms.has_value());
 }
 
-TEST_CASE("an export without predicted times imports with none; a bad one is refused") {
+TEST_CASE("an export without predicted times imports with none, and a bad one is refused") {
   TempDir dir;
   const auto file = dir / "t.db";
   const std::string head = std::string(R"({"format": "blocktune-tuning-db", "devices": [{"uuid": "GPU-1"}], )") +

@@ -279,7 +279,7 @@ TEST_CASE("RING's counts for the model: COMP's DRAM traffic, its loads through s
   CHECK(stencil3d_work(4, 4, problem, short_chunks).l2_bytes > stencil3d_work(4, 4, problem, long_chunks).l2_bytes);
 }
 
-TEST_CASE("INTZ's z reuse needs the planes around a plane in L1; a thread's rows wait for each other's stores", "[kernels][model]") {
+TEST_CASE("INTZ's z reuse needs the planes around a plane in L1, and a thread's rows wait for each other's stores", "[kernels][model]") {
   const std::array<std::int64_t, 3> problem{512, 512, 512};
   const auto config = [](const char* strategy, const char* zloop, int py) {
     return Config::parse(fmt::format("block_x=32,block_y=4,block_z=1,strategy={},zloop={},z_chunk=8,vx=4,py={},fused_steps=1,carveout=-1",

@@ -183,7 +183,7 @@ TEST_CASE("the objective is time, GB/s or GFLOP/s", "[spec]") {
   CHECK((k.bytes_moved == "8 * n" && k.flops == "n"));
 }
 
-TEST_CASE("work counts for the model are expressions; left out, bytes_moved and flops stand in", "[spec]") {
+TEST_CASE("work counts for the model are expressions, and left out, bytes_moved and flops stand in", "[spec]") {
   const DeviceInfo h100 = require_arch_profile("sm_90");
   const ProblemSize problem = ProblemSize::parse("1000");
   Json spec = minimal_spec();
