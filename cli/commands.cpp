@@ -448,7 +448,7 @@ int measure(const MeasureArgs& args) {
                problem.time_steps, t.steps_per_launch);
     return exit_error;
   }
-  fmt::print("{} time steps: {} launches of {} step{}", problem.time_steps, plan->launches, t.steps_per_launch, t.steps_per_launch == 1 ? "" : "s");
+  fmt::print("{} time steps: {} launch{} of {} step{}", problem.time_steps, plan->launches, plan->launches == 1 ? "" : "es", t.steps_per_launch, t.steps_per_launch == 1 ? "" : "s");
   for (const StepLaunch& launch : plan->remainder) fmt::print(", then the default ({} step{})", launch.steps, launch.steps == 1 ? "" : "s");
   fmt::print(": {:.4f} ms, {:.4f} ms per step\n", plan->total_ms, plan->per_step_ms());
   return exit_done;

@@ -36,7 +36,8 @@ struct Tuned {
   std::vector<std::int64_t> dims;
   std::vector<double> log_dims;
   std::vector<StepWinner> winners;   // ascending in time steps
-  std::vector<StepLaunch> fastest;   // by steps per launch, for remainders; empty without multi-step winners
+  std::vector<StepLaunch> fastest;   // by steps per launch; empty without multi-step winners
+  std::vector<Parameters> fastest_parameters;  // of each fastest launch's config
 };
 
 struct Fallback {
@@ -146,16 +147,30 @@ LaunchShape read_shape(const sqlite::Cursor& row, int first_column) {
                      row.integer(first_column + 3)};
 }
 
-// A session's plan for `time_steps` steps: its winner for that many, else
-// the winners tuned for the nearest step counts first.
-std::optional<std::pair<const StepWinner*, StepPlan>> session_plan(const Tuned& tuned, std::int64_t time_steps) {
-  std::vector<const StepWinner*> candidates;
-  for (const StepWinner& winner : tuned.winners) candidates.push_back(&winner);
-  const double wanted = std::log(static_cast<double>(time_steps));
-  std::ranges::stable_sort(candidates, {}, [&](const StepWinner* w) { return std::abs(std::log(static_cast<double>(w->time_steps)) - wanted); });
-  for (const StepWinner* winner : candidates)
-    if (auto plan = plan_steps(winner->main, time_steps, tuned.fastest)) return std::pair{winner, std::move(*plan)};
-  return std::nullopt;
+// How a session runs the steps asked, and which of its tuned step counts it credits.
+struct SessionPlan {
+  const StepWinner* credited;
+  StepPlan plan;
+  const Parameters* parameters;  // of plan.main.config
+};
+
+// A session's plan for `time_steps` steps: its winner for that many; else the
+// fastest plan composed from the launches it measured (tuning for T steps
+// measures every depth up to T), credited to the smallest tuned count that
+// covers the steps asked, else the largest. A session tuned for single steps
+// only runs its winner time_steps times.
+std::optional<SessionPlan> session_plan(const Tuned& tuned, std::int64_t time_steps) {
+  if (tuned.winners.empty()) return std::nullopt;
+  const auto covering = std::ranges::lower_bound(tuned.winners, time_steps, {}, &StepWinner::time_steps);
+  const StepWinner& credited = covering != tuned.winners.end() ? *covering : tuned.winners.back();
+  if (credited.time_steps == time_steps || tuned.fastest.empty()) {
+    auto plan = plan_steps(credited.main, time_steps, tuned.fastest);
+    if (!plan) return std::nullopt;
+    return SessionPlan{&credited, std::move(*plan), &credited.parameters};
+  }
+  auto ranked = best_step_plan(tuned.fastest, time_steps);
+  if (!ranked) return std::nullopt;
+  return SessionPlan{&credited, std::move(ranked->best), &tuned.fastest_parameters[ranked->index]};
 }
 
 }  // namespace
@@ -235,11 +250,15 @@ void TuningDatabase::State::load(const sqlite::Connection& db, int schema_versio
       if (session == multi_step.end()) continue;
       std::vector<StepLaunch>& launches = session->second->fastest;
       const StepLaunch launch{row.text(3), read_shape(row, 4), row.int64(8), row.real(9)};
+      Parameters parameters = read_parameters(path, launch.config);
       // An older kernel version's rows come first: the newer one's replace them.
-      if (const auto same = std::ranges::find(launches, launch.steps, &StepLaunch::steps); same != launches.end())
+      if (const auto same = std::ranges::find(launches, launch.steps, &StepLaunch::steps); same != launches.end()) {
+        session->second->fastest_parameters[static_cast<std::size_t>(same - launches.begin())] = std::move(parameters);
         *same = launch;
-      else
+      } else {
         launches.push_back(launch);
+        session->second->fastest_parameters.push_back(std::move(parameters));
+      }
     }
   }
 
@@ -276,7 +295,7 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
     // per step; the uuid makes the choice deterministic. A session whose
     // winners cannot run the steps asked does not qualify.
     const Tuned* best = nullptr;
-    std::optional<std::pair<const StepWinner*, StepPlan>> best_plan;
+    std::optional<SessionPlan> best_plan;
     std::tuple<double, int, double, std::string_view> best_rank;
     for (const Tuned& tuned : model.tuned) {
       const DeviceKey& tuned_on = devices[tuned.device];
@@ -284,7 +303,7 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
       auto plan = session_plan(tuned, problem.time_steps);
       if (!plan) continue;
       const std::tuple rank{log_distance(tuned.log_dims, wanted), std::abs(tuned_on.sm_count - device.sm_count),
-                            plan->second.per_step_ms(), std::string_view(tuned_on.uuid)};
+                            plan->plan.per_step_ms(), std::string_view(tuned_on.uuid)};
       if (!best || rank < best_rank) {
         best = &tuned;
         best_plan = std::move(plan);
@@ -293,18 +312,18 @@ BestConfig TuningDatabase::State::answer(std::string_view kernel, const DeviceKe
     }
     if (best) {
       const DeviceKey& tuned_on = devices[best->device];
-      const auto& [winner, plan] = *best_plan;
+      const auto& [credited, plan, parameters] = *best_plan;
       BestConfig answer;
-      answer.match = level == MatchKind::nearest_problem && best->dims == problem.dims && winner->time_steps == problem.time_steps
+      answer.match = level == MatchKind::nearest_problem && best->dims == problem.dims && credited->time_steps == problem.time_steps
                          ? MatchKind::exact
                          : level;
       answer.shape = plan.main.shape;
-      answer.parameters = winner->parameters;
+      answer.parameters = *parameters;
       answer.config = plan.main.config;
       answer.median_ms = plan.main.median_ms;
       answer.tuned_device = tuned_on.name;
       answer.tuned_device_uuid = tuned_on.uuid;
-      answer.tuned_problem = ProblemSize{best->dims, winner->time_steps};
+      answer.tuned_problem = ProblemSize{best->dims, credited->time_steps};
       answer.time_steps = problem.time_steps;
       answer.steps_per_launch = plan.main.steps;
       answer.launches = plan.launches;
@@ -423,7 +442,7 @@ std::string format_best(const BestConfig& best) {
     text += " (tuned on " + best.tuned_device + " " + best.tuned_device_uuid + " for " +
             best.tuned_problem.describe() + ", median " + format_number(best.median_ms) + " ms per launch)";
   if (best.time_steps > 1 || best.steps_per_launch > 1) {
-    text += "\ntime steps:    " + std::to_string(best.time_steps) + " as " + std::to_string(best.launches) + " launches of " +
+    text += "\ntime steps:    " + std::to_string(best.time_steps) + " as " + std::to_string(best.launches) + (best.launches == 1 ? " launch of " : " launches of ") +
             std::to_string(best.steps_per_launch) + (best.steps_per_launch == 1 ? " step" : " steps");
     for (const StepLaunch& launch : best.remainder)
       text += ", then " + launch.config + " (" + std::to_string(launch.steps) + (launch.steps == 1 ? " step)" : " steps)");
@@ -431,8 +450,8 @@ std::string format_best(const BestConfig& best) {
       text += "; " + format_number(best.total_ms) + " ms in all, " + format_number(best.total_ms / static_cast<double>(best.time_steps)) +
               " ms per step";
     if (!best.tuned_device.empty() && best.tuned_problem.time_steps != best.time_steps)
-      text += "\n               (no winner tuned for " + std::to_string(best.time_steps) + " time steps: the one tuned for " +
-              std::to_string(best.tuned_problem.time_steps) + ", the nearest step count that fits)";
+      text += "\n               (no winner tuned for " + std::to_string(best.time_steps) + " time steps: the fastest plan of the launches measured" +
+              " when tuning for " + std::to_string(best.tuned_problem.time_steps) + ")";
   }
   return text;
 }

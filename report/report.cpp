@@ -65,7 +65,7 @@ void add_step_facts(std::span<const StepLaunch> launches, const TrialRecord& tri
                                            : fmt::format("the {} remaining steps cannot be made of measured launches", time_steps % trial.steps_per_launch));
     return;
   }
-  std::string text = fmt::format("{} as {} launches of {} step{}", time_steps, plan->launches, trial.steps_per_launch,
+  std::string text = fmt::format("{} as {} launch{} of {} step{}", time_steps, plan->launches, plan->launches == 1 ? "" : "es", trial.steps_per_launch,
                                  trial.steps_per_launch == 1 ? "" : "s");
   for (const StepLaunch& launch : plan->remainder) text += fmt::format(", then {} ({} step{})", launch.config, launch.steps, launch.steps == 1 ? "" : "s");
   text += fmt::format(": {:.4g} ms, {:.4g} ms per step", plan->total_ms, plan->per_step_ms());

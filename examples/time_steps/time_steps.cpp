@@ -89,7 +89,7 @@ int main(int argc, char** argv) try {
 
   TunedKernel tuned(description, TuningDatabase::open(options.database), options.device);
   const Selection& plan = tuned.select(problem);
-  fmt::print("{} {} steps on {}: {} launches of {}", description.name, problem.time_steps, tuned.device().name, plan.launches,
+  fmt::print("{} {} steps on {}: {} launch{} of {}", description.name, problem.time_steps, tuned.device().name, plan.launches, plan.launches == 1 ? "" : "es",
              plan.config.to_string());
   for (const ResolvedLaunch& launch : plan.remainder) fmt::print(", then {}", launch.config.to_string());
   fmt::print(" ({})\n", plan.tuned() ? describe(plan.match) : std::string_view(plan.note));

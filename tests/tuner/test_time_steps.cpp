@@ -114,7 +114,8 @@ TEST_CASE("tuning for N time steps lets fused launches win, stored per step coun
   CHECK(exact.total_ms == Approx(5 * single_ms(256)));
   CHECK(db.best("fused", device, ProblemSize{{4096}, 1}).config == "block=256,fuse=1");
 
-  // 8 steps were not tuned: the winner for 7, the nearest count, with its remainder made for 8.
+  // 8 steps were not tuned: the fastest plan of the launches measured (2 x 3 + 2),
+  // credited to the largest count tuned, 7.
   const BestConfig& eight = db.best("fused", device, ProblemSize{{4096}, 8});
   CHECK(eight.match == MatchKind::nearest_problem);
   CHECK(eight.tuned_problem.time_steps == 7);
@@ -122,11 +123,18 @@ TEST_CASE("tuning for N time steps lets fused launches win, stored per step coun
   CHECK(eight.launches == 2);
   REQUIRE(eight.remainder.size() == 1);
   CHECK(eight.remainder.front().config == "block=256,fuse=2");
-  CHECK_THAT(format_best(eight), Catch::Contains("no winner tuned for 8 time steps: the one tuned for 7"));
-  // 2 steps: the 7-step winner's 3-step launch does not fit; the 1-step winner does.
+  CHECK(eight.total_ms == Approx(2 * 2 * single_ms(256) + 1.5 * single_ms(256)));
+  CHECK_THAT(format_best(eight), Catch::Contains("no winner tuned for 8 time steps: the fastest plan of the launches measured when tuning for 7"));
+  // 2 steps: neither winner is the best plan (the 7-step winner's 3-step launch does
+  // not fit, the 1-step winner twice takes 2 steps' time); the 2-step launch measured
+  // when tuning for 7 runs them in 1.5, credited to 7, the smallest count covering 2.
   const BestConfig& two = db.best("fused", device, ProblemSize{{4096}, 2});
-  CHECK(two.config == "block=256,fuse=1");
-  CHECK(two.launches == 2);
+  CHECK(two.config == "block=256,fuse=2");
+  CHECK(two.parameters == std::vector<std::pair<std::string, std::string>>{{"block", "256"}, {"fuse", "2"}});
+  CHECK(two.launches == 1);
+  CHECK(two.remainder.empty());
+  CHECK(two.tuned_problem.time_steps == 7);
+  CHECK(two.total_ms == Approx(1.5 * single_ms(256)));
 
   // The launcher resolves the plan: launches of the main configuration, then the remainder.
   const Selection selection = select_configuration(kernel, db, options.simulation->device, ProblemSize{{4096}, 7});

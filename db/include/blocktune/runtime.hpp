@@ -90,11 +90,12 @@ class TuningDatabase {
 
   /// Never throws for a well-formed query; an unknown kernel gives match none.
   /// Of a tuning session, the winner for problem.time_steps is used when it
-  /// was tuned for that many steps; otherwise the one tuned for the nearest
-  /// step count (log scale) whose main launch fits in them, its remainder
-  /// recomposed for the steps asked (time_steps.hpp); the answer's
-  /// tuned_problem.time_steps says which. match is exact only for the same
-  /// dims and step count.
+  /// was tuned for that many steps; otherwise the fastest plan composed from
+  /// the launches the session measured (best_step_plan in time_steps.hpp:
+  /// tuning for T steps measures every fusion depth up to T), credited to the
+  /// smallest tuned step count that covers the steps asked, else the largest;
+  /// the answer's tuned_problem.time_steps says which. match is exact only for
+  /// the same dims and step count.
   /// A problem with another number of dimensions than the tuned ones matches
   /// no tuned problem and gets the kernel's defaults (arch_default or
   /// kernel_default), so that an application always has something to launch;
