@@ -11,6 +11,11 @@ Writes bench/results/anchors-search/: blocktune-model.json, blocktune-no-model.j
 kt-scores.json (every Kernel Tuner run's score) and README.md (the table). One command, no Kernel Tuner needed:
 
     python3 bench/anchors/search_table.py [--seeds 10] [--keep-blocktune]
+
+With --spaces (space ids, globs as in `kt_strategies.py list`) and --results DIR, the same on a subset of the
+spaces, written to DIR instead (the sequences are still read from bench/results/anchors-search/kt/):
+
+    python3 bench/anchors/search_table.py --spaces 'bench/stencil3d_*-h200*' --results bench/results/anchors-search/h200
 """
 
 import argparse
@@ -35,9 +40,10 @@ SCORE_MATCH = 0.01  # "matches" the best Kernel Tuner strategy: at least its sco
 SCORE_TARGET = 0.6
 # The spaces the default strategy's constants were chosen on (bench/results/search-calibration/README.md, "Which
 # spaces developed what"; the model's residuals were read on stencil r1, r3 and r5 512^3, bench/results/model/);
-# every other space is held out. The bench/ stencil files are the same recordings as the tests/ ones.
+# every other space is held out (the H200 stencil spaces too). The bench/ H100 stencil files are the same
+# recordings as the tests/ ones.
 DEVELOPED_ON = ["public/gemm_cltune-RTX_2080_Ti", "public/gemm_cltune-RTX_3090", "public/pnpoly-*",
-                "*/stencil3d_r1-512x512x512-*", "*/stencil3d_r3-512x512x512-*", "*/stencil3d_r5-512x512x512-*",
+                "*/stencil3d_r1-512x512x512-h100-*", "*/stencil3d_r3-512x512x512-h100-*", "*/stencil3d_r5-512x512x512-h100-*",
                 "tests/transpose-*", "tests/sum_of_squares-*"]
 
 
@@ -117,9 +123,14 @@ def main():
     ap.add_argument("--seeds", type=int, default=kt.DEFAULT_SEEDS, help="seeds of blocktune's strategies")
     ap.add_argument("--keep-blocktune", action="store_true",
                     help="reuse blocktune-model.json and blocktune-no-model.json instead of running replay run")
+    ap.add_argument("--spaces", nargs="+", metavar="GLOB", help="only these space ids (default: every space)")
+    ap.add_argument("--results", help="write the JSON files and README.md here (default: bench/results/anchors-search)")
     args = ap.parse_args()
 
-    spaces = kt.spaces()
+    global RESULTS
+    if args.results:
+        RESULTS = os.path.abspath(args.results)
+    spaces = kt.select(kt.spaces(), args.spaces)
     os.makedirs(RESULTS, exist_ok=True)
     model_file = os.path.join(RESULTS, "blocktune-model.json")
     no_model_file = os.path.join(RESULTS, "blocktune-no-model.json")

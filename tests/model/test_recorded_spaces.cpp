@@ -25,6 +25,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace blocktune;
@@ -249,4 +250,135 @@ TEST_CASE("write the model's terms for every recorded configuration", "[.residua
     }
   }
   REQUIRE(out);
+}
+
+// ---- Out of sample twice: the H200 spaces (bench/results/spaces) ----
+//
+// stencil3d_r1 and r2 at 512^3, every configuration of `tune --time-steps
+// 100` measured on one NVIDIA H200 with the second STREAM coding (the
+// binaries of commit 97e5238, bench/results/time-steps/prefetch). The model,
+// its counts and this test were developed on H100 spaces only. There is no
+// H200 characterisation: the H100's characterised parameters (the same GH100
+// SMs, count and clock) with the H200's copy bandwidth, 4200.6 GB/s, the mean
+// of what the two tuning runs measured and stored (4192.5 and 4208.8). Also
+// shown: the parameters `tune` has on a GPU never characterised (the sm_90
+// profile with the copy bandwidth alone), and the predictions the tuner
+// stored while measuring (the model of 97e5238 with those parameters and
+// ptxas's spill counts). The rows are read from the per-step files (every
+// row, time per step) and scored three ways: the one-step space (fused_steps
+// 1, as the `-h200` files hold it), every row per step, and every row per
+// launch (as the H100 spaces hold their fused rows).
+// bench/results/model/README.md ("Out of sample twice") has the figures.
+namespace {
+
+constexpr double kH200CopyBandwidthGbs = 4200.6;
+
+enum class H200View { one_step, per_step, per_launch };
+
+// per_launch_predictions: one per row of the per-step space, for a whole launch.
+Predicted h200_view(const MeasuredSpace& per_step_space, const std::vector<double>& per_launch_predictions, H200View view) {
+  Predicted out;
+  for (std::size_t i = 0; i < per_step_space.rows.size(); ++i) {
+    const auto steps = static_cast<double>(per_step_space.rows[i].config.get_int("fused_steps"));
+    if (view == H200View::one_step && steps > 1) continue;
+    const double launch_s = per_step_space.rows[i].seconds * steps;
+    out.predicted.push_back(view == H200View::per_step ? per_launch_predictions[i] / steps : per_launch_predictions[i]);
+    out.measured.push_back(view == H200View::per_step ? launch_s / steps : launch_s);
+  }
+  return out;
+}
+
+// The predictions the tuner stored, per launch (the per-step files hold them per step).
+std::vector<double> stored_per_launch(const MeasuredSpace& per_step_space) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < per_step_space.rows.size(); ++i)
+    out.push_back(per_step_space.recording.predicted_seconds.at(i) * static_cast<double>(per_step_space.rows[i].config.get_int("fused_steps")));
+  return out;
+}
+
+std::filesystem::path h200_space_file(std::string_view radius, std::string_view suffix) {
+  return std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces" /
+         fmt::format("stencil3d_{}-512x512x512-h200{}.csv.gz", radius, suffix);
+}
+
+DeviceParameters h200_parameters(bool characterised_h100) {
+  std::map<std::string, double, std::less<>> metrics;
+  if (characterised_h100) metrics = load_metrics(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "devices/h100-80gb-hbm3.metrics");
+  metrics["copy_bandwidth_gbs"] = kH200CopyBandwidthGbs;
+  return model_parameters(require_arch_profile("sm_90"), metrics);
+}
+
+}  // namespace
+
+TEST_CASE("the model ranks the H200 spaces it was not developed on: Spearman >= 0.7, the fused r1 winner near its top 10") {
+  const DeviceParameters h200 = h200_parameters(true), uncharacterised = h200_parameters(false);
+  fmt::print("{:<46} {:<28} {:>6} {:>9} {:>13} {:>15}\n", "H200 space", "rows / parameters", "rows", "Spearman", "top-10 best",
+             "optimum's rank");
+  for (const std::string_view radius : {"r1", "r2"}) {
+    const MeasuredSpace space = load_space(h200_space_file(radius, "-per-step"));
+    INFO(space.name);
+    REQUIRE(space.rows.size() > 9000);
+    // The one-step file holds exactly the per-step file's rows of fused_steps 1.
+    const MeasuredSpace one_step = load_space(h200_space_file(radius, ""));
+    const Predicted one_step_view = h200_view(space, std::vector<double>(space.rows.size()), H200View::one_step);
+    REQUIRE(one_step.rows.size() == one_step_view.measured.size());
+    for (std::size_t i = 0, j = 0; i < space.rows.size(); ++i)
+      if (space.rows[i].config.get_int("fused_steps") == 1) REQUIRE(one_step.rows[j++].config == space.rows[i].config);
+
+    const std::vector<double> characterised = predict_space(space, h200).predicted;
+    const std::vector<double> profile = predict_space(space, uncharacterised).predicted;
+    const std::vector<double> stored = stored_per_launch(space);
+    const std::vector<std::pair<std::string, Predicted>> views{
+        {"one step / H100's + copy", h200_view(space, characterised, H200View::one_step)},
+        {"per step / H100's + copy", h200_view(space, characterised, H200View::per_step)},
+        {"per launch / H100's + copy", h200_view(space, characterised, H200View::per_launch)},
+        {"one step / profile + copy", h200_view(space, profile, H200View::one_step)},
+        {"per step / profile + copy", h200_view(space, profile, H200View::per_step)},
+        {"per launch / profile + copy", h200_view(space, profile, H200View::per_launch)},
+        {"one step / stored by tune", h200_view(space, stored, H200View::one_step)},
+        {"per step / stored by tune", h200_view(space, stored, H200View::per_step)},
+        {"per launch / stored by tune", h200_view(space, stored, H200View::per_launch)},
+    };
+    for (const auto& [name, view] : views) {
+      const SpaceFigures f = evaluate(view);
+      fmt::print("{:<46} {:<28} {:>6} {:>9.3f} {:>12.3f}x {:>15}\n", space.name, name, view.measured.size(), f.spearman,
+                 f.best_in_top10, f.rank_of_optimum + 1);
+    }
+    // Floors for the first three views (the characterised H100 parameters with
+    // the H200's copy bandwidth): reached 0.79-0.80 (the model of 97e5238:
+    // 0.75-0.77); issue 18's target is 0.8.
+    for (std::size_t view = 0; view < 3; ++view) CHECK(evaluate(views[view].second).spearman >= 0.7);
+    // Per step, r1's optimum is a fused STREAM launch (3 steps, 1.55x the best
+    // single step); the model has it 5th (1.000x), as 97e5238's did.
+    if (radius == "r1") CHECK(evaluate(views[1].second).best_in_top10 <= 1.05);
+  }
+}
+
+// The H200 spaces with today's model's predictions in place of those the
+// tuner stored (the model of 97e5238), with the parameters `tune` has on an
+// H200 never characterised (the sm_90 profile and the copy bandwidth), per
+// step in the per-step files: written into the current folder, for `replay
+// run` to show what the default strategy does with today's model
+// (bench/results/anchors-search/README.md, "Out of sample: H200, new coding"):
+//   test_model "[.h200-predictions]"
+TEST_CASE("write today's predictions into copies of the H200 spaces", "[.h200-predictions]") {
+  const DeviceParameters uncharacterised = h200_parameters(false);
+  for (const std::string_view radius : {"r1", "r2"}) {
+    const MeasuredSpace space = load_space(h200_space_file(radius, "-per-step"));
+    const Predicted per_launch = predict_space(space, uncharacterised);
+    for (const std::string_view suffix : {"", "-per-step"}) {
+      Recording recording = read_recording(h200_space_file(radius, suffix));
+      std::size_t j = 0;
+      for (std::size_t i = 0; i < space.rows.size(); ++i) {
+        const auto steps = space.rows[i].config.get_int("fused_steps");
+        if (suffix.empty() && steps > 1) continue;
+        REQUIRE(recording.space.configs.at(j) == space.rows[i].config);
+        recording.predicted_seconds.at(j++) = per_launch.predicted[i] / static_cast<double>(suffix.empty() ? 1 : steps);
+      }
+      REQUIRE(j == recording.predicted_seconds.size());
+      const std::string out = h200_space_file(radius, suffix).stem().stem().string() + "-today.csv.gz";
+      write_recording(out, recording);
+      fmt::print("{}: {} predictions of today's model\n", out, j);
+    }
+  }
 }
