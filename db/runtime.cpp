@@ -450,8 +450,8 @@ std::string format_best(const BestConfig& best) {
       text += "; " + format_number(best.total_ms) + " ms in all, " + format_number(best.total_ms / static_cast<double>(best.time_steps)) +
               " ms per step";
     if (!best.tuned_device.empty() && best.tuned_problem.time_steps != best.time_steps)
-      text += "\n               (no winner tuned for " + std::to_string(best.time_steps) + " time steps: the fastest plan of the launches measured" +
-              " when tuning for " + std::to_string(best.tuned_problem.time_steps) + ")";
+      text += "\n               (no winner tuned for " + std::to_string(best.time_steps) + " time steps: the fastest plan of the launches measured when tuning for " +
+              std::to_string(best.tuned_problem.time_steps) + ")";
   }
   return text;
 }

@@ -198,9 +198,10 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
   const int k_end = min(k_begin + Z_CHUNK, nz - R);
   const int p_begin = k_begin - HALO, p_end = k_end + HALO;
 
-  // The walk is bound by instruction issue: what does not change along it is
-  // worked out once. Bit i: the thread's row i is in the grid (loaded), its
-  // points are updated (not on a face or the tile's edge); bit v: its point v is.
+  // What does not change along the walk is worked out once (in one variant's
+  // SASS this halved the compares). Bit i: the thread's row i is in
+  // the grid (loaded), its points are updated (not on a face or the tile's
+  // edge); bit v: its point v is.
   unsigned rows_loaded = 0, rows_updated = 0, points_updated = 0;
 #pragma unroll
   for (int i = 0; i < PY; ++i) {
