@@ -4,6 +4,9 @@
 // and unlimited runs, for sweeping a strategy's constants quickly. MODE is
 // `model` (the model scores replay run would give) or `none`; models made
 // wrong on purpose are recorded spaces written by perturb_predictions.py.
+// Each space's line ends with the standard error of its mean over the seeds
+// (the spread of the seeds' scores over sqrt(N)): two strategies differ by
+// more than noise only where their means differ by a few of them.
 // Build (from the repository root, after a build in build/; one command):
 //   g++ -std=c++20 -O2 -Isearch/include -Ireplay/include -Idb/include bench/experiments/score_strategy.cpp
 //     -Wl,--start-group build/replay/libblocktune_replay.a build/db/libblocktune_db.a build/db/libblocktune_runtime.a
@@ -14,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -37,14 +42,18 @@ int main(int argc, char** argv) {
     const auto model = mode == "model" ? recorded_model_scores(recording) : std::nullopt;
     const RandomBaseline random(recording.space);
     const double budget = random.budget_seconds();
-    double score = 0;
-    for (int seed = 1; seed <= seeds; ++seed)
-      score += methodology_score(BestSoFar(replay(recording.space, *strategy, Budget{.seconds = budget}, seed, model ? &*model : nullptr)),
-                                 random, budget);
+    double score = 0, squares = 0;
+    for (int seed = 1; seed <= seeds; ++seed) {
+      const double run = methodology_score(
+          BestSoFar(replay(recording.space, *strategy, Budget{.seconds = budget}, seed, model ? &*model : nullptr)), random, budget);
+      score += run;
+      squares += run * run;
+    }
     score /= seeds;
-    fmt::print("{:<70} {:>7.3f}\n",
+    const double variance = seeds > 1 ? std::max(0.0, (squares - seeds * score * score) / (seeds - 1)) : 0.0;
+    fmt::print("{:<70} {:>7.3f} +- {:.3f}\n",
                fmt::format("{} n={} draws={}", file.filename().string(), recording.space.configs.size(), random.draws_by(budget)),
-               score);
+               score, std::sqrt(variance / seeds));
     total += score;
   }
   fmt::print("{:<70} {:>7.3f}\n", "MEAN", total / (argc - 4));
