@@ -29,6 +29,12 @@ std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
 // thread loads its py row vectors once; each fused step then shuffles its x
 // neighbours, reads its y neighbours beyond its own rows from shared memory,
 // stores its edge rows there for the others, and shifts its register ring.
+// These are the counts of STREAM's first coding, the one the H100 spaces of
+// tests/data/spaces recorded. stencil3d.cu holds the second since 97e5238
+// (rows copied by cp.async into shared-memory slots planes ahead and read back,
+// rings that rotate without moves; the H200 spaces of bench/results/spaces);
+// counted as such, the H200 spaces' STREAM rows ranked no better
+// (bench/results/model/README.md, round 2), so these counts stay.
 KernelWork stream_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
   const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
   const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");

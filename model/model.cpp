@@ -33,8 +33,14 @@ double l1_cache_bytes(const DeviceParameters& device, double largest_shared_per_
 }
 
 std::string Prediction::bound() const {
-  const std::array<std::pair<double, const char*>, 7> terms{
-      {{dram, "DRAM"}, {l2, "L2"}, {l1, "L1"}, {shared, "shared"}, {issue, "issue"}, {staging, "staging"}, {latency, "latency"}}};
+  const std::array<std::pair<double, const char*>, 8> terms{{{dram, "DRAM"},
+                                                              {l2, "L2"},
+                                                              {l1, "L1"},
+                                                              {shared, "shared"},
+                                                              {issue, "issue"},
+                                                              {staging, "staging"},
+                                                              {latency, "latency"},
+                                                              {tail, "tail"}}};
   return std::ranges::max_element(terms, {}, &std::pair<double, const char*>::first)->second;
 }
 
@@ -89,7 +95,19 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
 
   double throughput = 0;
   for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) throughput += std::pow(term, kOverlapExponent);
-  p.seconds = std::pow(throughput, 1 / kOverlapExponent) + p.staging + p.latency + d.launch_overhead_s;
+  throughput = std::pow(throughput, 1 / kOverlapExponent);
+
+  // The last blocks. A launch's blocks do not finish together: after the
+  // first wave each one starts when another ends, so their phases spread, and
+  // within a wave they drift apart. An SM whose blocks are done waits for the
+  // others, on average half a block's lifetime, the throughput-bound time over
+  // the waves (all of it with one wave or less). Uniform spread of the
+  // finishes is an assumption, not fitted; bench/results/model/README.md
+  // ("the last blocks") has the evidence: long z walks with few waves run up to 1.3x
+  // slower at the same counts.
+  const double fill = launch.blocks / (double(launch.blocks_per_sm) * d.sm_count);
+  p.tail = 0.5 * throughput / std::max(fill, 1.0);
+  p.seconds = throughput + p.tail + p.staging + p.latency + d.launch_overhead_s;
   return p;
 }
 

@@ -28,7 +28,25 @@ TEST_CASE("a kernel that only streams DRAM is predicted at its bytes over the ba
   CHECK(p.l2 == Approx(0.25e-3));
   CHECK(p.bound() == "DRAM");
   CHECK(p.seconds > p.dram);
-  CHECK(p.seconds == Approx(std::pow(std::pow(p.dram, 6) + std::pow(p.l2, 6), 1.0 / 6) + p.latency));
+  const double throughput = std::pow(std::pow(p.dram, 6) + std::pow(p.l2, 6), 1.0 / 6);
+  CHECK(p.seconds == Approx(throughput + p.tail + p.latency));
+  CHECK(p.tail == Approx(0.5 * throughput / 125));  // 125 waves: half of the last one
+}
+
+TEST_CASE("the last blocks finish spread over a block's lifetime: half of it is added, all of the launch with one wave") {
+  KernelWork w;
+  w.dram_bytes = 1e9;  // 1 ms of DRAM, the only throughput term
+  const DeviceParameters d = gpu();
+  const Prediction many = predict(d, w, {.blocks = 80000, .threads_per_block = 256, .blocks_per_sm = 8});   // 100 waves
+  const Prediction two = predict(d, w, {.blocks = 1600, .threads_per_block = 256, .blocks_per_sm = 8});     // 2 waves
+  const Prediction one = predict(d, w, {.blocks = 800, .threads_per_block = 256, .blocks_per_sm = 8});      // 1 wave
+  const Prediction half = predict(d, w, {.blocks = 400, .threads_per_block = 256, .blocks_per_sm = 8});     // half a wave
+  CHECK(many.tail == Approx(0.5e-3 / 100));
+  CHECK(two.tail == Approx(0.5e-3 / 2));
+  CHECK(one.tail == Approx(0.5e-3));
+  CHECK(half.tail == Approx(0.5e-3));
+  CHECK(two.dram == many.dram);  // the throughput terms do not see the waves
+  CHECK(two.seconds - many.seconds == Approx(two.tail - many.tail + two.latency - many.latency));
 }
 
 TEST_CASE("fewer resident blocks or longer dependent chains raise the latency term, not the throughput terms") {
@@ -92,7 +110,8 @@ TEST_CASE("a staged block leaves the shorter of its memory and compute phases ex
   CHECK(alone.issue == Approx(0.5e-3));
   CHECK(alone.staging == Approx(alone.issue));  // nothing else on the SM to overlap with
   CHECK(shared.staging == Approx(alone.staging / 8));
-  CHECK(alone.seconds - shared.seconds == Approx(alone.staging - shared.staging + alone.latency - shared.latency));
+  CHECK(alone.seconds - shared.seconds ==
+        Approx(alone.staging - shared.staging + alone.latency - shared.latency + alone.tail - shared.tail));
 }
 
 TEST_CASE("reuse the carveout leaves no room for in L1 goes to L2") {

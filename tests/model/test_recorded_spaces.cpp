@@ -174,7 +174,7 @@ Predicted predict_space(const MeasuredSpace& space, const DeviceParameters& h100
 
 // Every recorded space: the stencil's with its C++ counts, the example
 // kernels' with the work counts of their spec files (examples/specs).
-TEST_CASE("the model ranks the recorded H100 spaces: Spearman >= 0.65 (stencil) and 0.7 (others), near-optima in the top 10") {
+TEST_CASE("the model ranks the recorded H100 spaces: Spearman >= 0.72 (stencil) and 0.7 (others), near-optima in the top 10") {
   const std::filesystem::path data = BLOCKTUNE_TEST_DATA_DIR;
   const DeviceParameters h100 = model_parameters(require_arch_profile("sm_90"), load_metrics(data / "devices/h100-80gb-hbm3.metrics"));
   const auto files = recorded_space_files();
@@ -192,13 +192,13 @@ TEST_CASE("the model ranks the recorded H100 spaces: Spearman >= 0.65 (stencil) 
     if (f.best_in_top10 <= 1.05) ++near_optimal;
     if (stencil) ++stencil_spaces;
     if (stencil && f.best_in_top10 <= 1.03) ++stencil_within_3;
-    // Reached: 0.68-0.80 on the stencil (issue 18's target is 0.8), 0.73-0.92 on the others.
-    CHECK(f.spearman >= (stencil ? 0.65 : 0.7));
+    // Reached: 0.73-0.81 on the stencil (issue 18's target is 0.8), 0.73-0.91 on the others.
+    CHECK(f.spearman >= (stencil ? 0.72 : 0.7));
   }
   fmt::print("spaces with a configuration within 5% of the optimum in the model's top 10: {} of {}\n", near_optimal, files.size());
   fmt::print("stencil spaces with one within 3%: {} of {}\n", stencil_within_3, stencil_spaces);
   CHECK(double(near_optimal) >= 0.8 * double(files.size()));
-  // Radius 2 to 5 at 512^3; both radius 1 spaces miss (1.05x and 1.11x).
+  // Radius 2 to 5 at 512^3; both radius 1 spaces miss (1.04x and 1.11x).
   CHECK(stencil_within_3 >= 4);
 }
 
@@ -240,13 +240,13 @@ TEST_CASE("write the model's predictions into the recorded spaces", "[.write-pre
 //   test_model "[.residuals]"   (writes model-residuals.csv in the current folder)
 TEST_CASE("write the model's terms for every recorded configuration", "[.residuals]") {
   std::ofstream out("model-residuals.csv");
-  out << "space\tconfig\tmeasured_s\tpredicted_s\tdram\tl2\tl1\tshared\tissue\tstaging\tlatency\n";
+  out << "space\tconfig\tmeasured_s\tpredicted_s\tdram\tl2\tl1\tshared\tissue\tstaging\tlatency\ttail\n";
   for (const auto& [file, predicted] : predict_every_space()) {
     const Recording recording = read_recording(file);
     for (std::size_t i = 0; i < predicted.predicted.size(); ++i) {
       const Prediction& p = predicted.terms[i];
-      out << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", file.filename().string(), recording.space.configs[i].to_string(),
-                         predicted.measured[i], p.seconds, p.dram, p.l2, p.l1, p.shared, p.issue, p.staging, p.latency);
+      out << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", file.filename().string(), recording.space.configs[i].to_string(),
+                         predicted.measured[i], p.seconds, p.dram, p.l2, p.l1, p.shared, p.issue, p.staging, p.latency, p.tail);
     }
   }
   REQUIRE(out);
@@ -310,7 +310,7 @@ DeviceParameters h200_parameters(bool characterised_h100) {
 
 }  // namespace
 
-TEST_CASE("the model ranks the H200 spaces it was not developed on: Spearman >= 0.7, the fused r1 winner near its top 10") {
+TEST_CASE("the model ranks the H200 spaces it was not developed on: Spearman >= 0.77, a configuration within 3% in its top 10") {
   const DeviceParameters h200 = h200_parameters(true), uncharacterised = h200_parameters(false);
   fmt::print("{:<46} {:<28} {:>6} {:>9} {:>13} {:>15}\n", "H200 space", "rows / parameters", "rows", "Spearman", "top-10 best",
              "optimum's rank");
@@ -345,12 +345,15 @@ TEST_CASE("the model ranks the H200 spaces it was not developed on: Spearman >= 
                  f.best_in_top10, f.rank_of_optimum + 1);
     }
     // Floors for the first three views (the characterised H100 parameters with
-    // the H200's copy bandwidth): reached 0.79-0.80 (the model of 97e5238:
+    // the H200's copy bandwidth): reached 0.79-0.81 (the model of 97e5238:
     // 0.75-0.77); issue 18's target is 0.8.
-    for (std::size_t view = 0; view < 3; ++view) CHECK(evaluate(views[view].second).spearman >= 0.7);
+    for (std::size_t view = 0; view < 3; ++view) CHECK(evaluate(views[view].second).spearman >= 0.77);
     // Per step, r1's optimum is a fused STREAM launch (3 steps, 1.55x the best
     // single step); the model has it 5th (1.000x), as 97e5238's did.
     if (radius == "r1") CHECK(evaluate(views[1].second).best_in_top10 <= 1.05);
+    // In all three views each space's top 10 holds one within 3% of its
+    // optimum (reached 1.000-1.022 at r1, 1.014 at r2; issue 18's target).
+    for (std::size_t view = 0; view < 3; ++view) CHECK(evaluate(views[view].second).best_in_top10 <= 1.03);
   }
 }
 

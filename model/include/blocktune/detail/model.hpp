@@ -96,8 +96,8 @@ double l1_cache_bytes(const DeviceParameters& device, double largest_shared_per_
 struct Prediction {
   double seconds = 0;
   // The terms, each in seconds, so the reason can be shown.
-  double dram = 0, l2 = 0, l1 = 0, shared = 0, issue = 0, staging = 0, latency = 0;
-  std::string bound() const;  // the largest term: "DRAM", "L2", "L1", "shared", "issue", "staging" or "latency"
+  double dram = 0, l2 = 0, l1 = 0, shared = 0, issue = 0, staging = 0, latency = 0, tail = 0;
+  std::string bound() const;  // the largest term: "DRAM", "L2", "L1", "shared", "issue", "staging", "latency" or "tail"
 };
 
 Prediction predict(const DeviceParameters& device, const KernelWork& work, const LaunchResources& launch);
