@@ -84,7 +84,8 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   const double round_cycles = d.l2_latency_cycles + dram_share * (d.dram_latency_cycles - d.l2_latency_cycles);
   const double instructions_per_warp_step = w.warp_instructions / (launch.blocks * warps_per_block * w.steps);
   const double step_cycles = w.rounds * round_cycles + w.near_rounds * d.l1_latency_cycles + instructions_per_warp_step / std::max(w.chains, 1.0) * d.fma_latency_cycles;
-  const double waves = std::ceil(launch.blocks / (double(launch.blocks_per_sm) * d.sm_count));
+  const double fill = launch.blocks / (double(launch.blocks_per_sm) * d.sm_count);  // waves, unrounded
+  const double waves = std::ceil(fill);
   p.latency = waves * w.steps * step_cycles / d.sm_clock_hz;
 
   // A staged block cannot overlap its loads with its computation; only other
@@ -105,7 +106,6 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   // finishes is an assumption, not fitted; bench/results/model/README.md
   // ("the last blocks") has the evidence: long z walks with few waves run up to 1.3x
   // slower at the same counts.
-  const double fill = launch.blocks / (double(launch.blocks_per_sm) * d.sm_count);
   p.tail = 0.5 * throughput / std::max(fill, 1.0);
   p.seconds = throughput + p.tail + p.staging + p.latency + d.launch_overhead_s;
   return p;
