@@ -28,7 +28,10 @@ namespace {
 // this run measures keeps its weight; one that does not loses it, and the
 // search becomes the model-free one. The model's favourite is measured
 // first. It then measures a few candidates that cover the values measured
-// least; then proposes the candidate with the lowest confidence bound
+// least, from the middle of the numeric parameters' ranges outwards (without
+// a model, the first is the most central: extremes are where the slowest and
+// costliest configurations lie, and until its first result a search stands
+// at the slowest time of the space); then proposes the candidate with the lowest confidence bound
 // (predicted time minus one standard deviation) among those predicted
 // fastest, so that values it knows little about get their chance; now and
 // then the predicted-fastest neighbour of the best measured (to settle the
@@ -291,26 +294,52 @@ class Surrogate final : public Technique {
     variance_[position] = variance;
   }
 
-  // The member not yet proposed whose values have been proposed least, at random among equals.
+  // The member not yet proposed whose values have been proposed least; among
+  // equals, the one whose numeric values lie farthest from the values proposed
+  // so far and from the ends of their ranges (the middle first, then the
+  // middles of the gaps: spread out, extremes last), then at random.
   std::optional<std::uint64_t> least_measured_values() {
-    double best_rarity = -1;
+    update_gaps();
+    double best_rarity = -1, best_gap = 0;
     std::optional<std::uint64_t> chosen;
     std::size_t ties = 0;
     const auto& members = pool_.members();
     for (std::size_t position = 0; position < members.size(); ++position) {
       if (run_.state.proposed(members[position])) continue;
-      double rarity = 0;
-      for (const std::uint32_t f : features_of(position).subspan(1, value_offset_.size()))
+      double rarity = 0, gap = 0;
+      for (const std::uint32_t f : features_of(position).subspan(1, value_offset_.size())) {
         rarity += 1.0 / (1.0 + static_cast<double>(value_measurements_[f]));
-      if (rarity > best_rarity + 1e-9) {
+        gap += gap_[f];
+      }
+      const double gain = rarity > best_rarity + 1e-9 ? 1 : rarity < best_rarity - 1e-9 ? -1 : gap - best_gap;
+      if (gain > 1e-9) {
         best_rarity = rarity;
+        best_gap = gap;
         chosen = members[position];
         ties = 1;
-      } else if (rarity > best_rarity - 1e-9 && run_.random.below(++ties) == 0) {
+      } else if (gain > -1e-9 && run_.random.below(++ties) == 0) {
         chosen = members[position];  // reservoir sampling: each of the equals with the same chance
       }
     }
     return chosen;
+  }
+
+  // Per value of a numeric parameter (one with a trend), its distance on the
+  // range (0 to 1) to the nearest value proposed so far or end of the range.
+  void update_gaps() {
+    gap_.assign(trend_.size(), 0.0);
+    for (std::size_t p = 0; p < value_offset_.size(); ++p) {
+      const std::size_t first = value_offset_[p];
+      const std::size_t end = p + 1 < value_offset_.size() ? value_offset_[p + 1] : trend_.size();
+      if (std::all_of(trend_.begin() + first, trend_.begin() + end, [](double t) { return t == 0; })) continue;
+      for (std::size_t f = first; f < end; ++f) {
+        const double at = (trend_[f] + 1) / 2;
+        double gap = std::min(at, 1 - at);
+        for (std::size_t g = first; g < end; ++g)
+          if (value_measurements_[g] > 0) gap = std::min(gap, std::abs(at - (trend_[g] + 1) / 2));
+        gap_[f] = gap;
+      }
+    }
   }
 
   // Of the shortlist of members predicted fastest, the one whose prediction
@@ -389,6 +418,7 @@ class Surrogate final : public Technique {
   std::vector<std::pair<std::uint32_t, double>> weighted_;  // reused by weighted_features_of()
   std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_confidence_bound()
   std::vector<std::size_t> value_measurements_;            // per value feature: proposals with that value
+  std::vector<double> gap_;                                // per value feature, by update_gaps()
   const std::uint64_t covering_ =
       std::clamp<std::uint64_t>(run_.state.size() / kCandidatesPerStart, kStartMinimum, kStart);  // see kStart
   std::size_t learned_ = 0;

@@ -272,3 +272,58 @@ TEST_CASE("The surrogate calibrates the model's weight on what it measures") {
   CHECK_FALSE(make_strategy("surrogate")->start(candidates(), nullptr, 1)->calibration());
   CHECK_FALSE(make_strategy("genetic")->start(candidates(), &perfect_model(), 1)->calibration());
 }
+
+// Without a model nothing says where the fast configurations are, but the
+// extremes of a range are where the slowest and costliest ones lie: the
+// surrogate starts in the middle of each numeric parameter's values
+// (block_x 64 and block_y 4 of five values each, unroll 2 or 4 of 1-8),
+// whatever the seed, and covers the other values from there outwards, the
+// ends of the ranges last.
+TEST_CASE("Without a model the surrogate covers the numeric ranges from the middle outwards") {
+  std::set<std::string> first_variants;
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    const auto search = make_strategy("surrogate")->start(candidates(), nullptr, seed);
+    std::vector<Config> proposed;
+    for (int i = 0; i < 2; ++i) {
+      const auto candidate = search->propose();
+      REQUIRE(candidate);
+      search->tell(*candidate, measure(*candidate));
+      proposed.push_back(configs()[*candidate]);
+    }
+    const Config& first = proposed[0];
+    const Config& second = proposed[1];
+    INFO(first.to_string() << " then " << second.to_string());
+    CHECK(first.get_int("block_x") == 64);
+    CHECK(first.get_int("block_y") == 4);
+    CHECK((first.get_int("unroll") == 2 || first.get_int("unroll") == 4));
+    // The middles of the gaps left: a quarter of the range from the first.
+    CHECK((second.get_int("block_x") == 32 || second.get_int("block_x") == 128));
+    CHECK((second.get_int("block_y") == 2 || second.get_int("block_y") == 8));
+    CHECK(second.get_int("unroll") == 6 - first.get_int("unroll"));
+    first_variants.insert(std::get<std::string>(first.at("variant")));
+  }
+  // The string parameter has no middle: the seeds still vary it.
+  CHECK(first_variants.size() > 1);
+}
+
+// Spread, not just central: on one parameter of nine values the covering
+// measurements take the middle, then the middles of the two halves (not the
+// middle's neighbours), so that a trend along the values can be learned.
+TEST_CASE("The surrogate's covering measurements spread over a long numeric range") {
+  std::vector<Config> nine;
+  for (std::int64_t value = 1; value <= 9; ++value) nine.push_back(Config({{"tile", Value(value)}}));
+  const ListedCandidates listed(nine);
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    const auto search = make_strategy("surrogate")->start(listed, nullptr, seed);
+    std::set<std::int64_t> covered;
+    for (int i = 0; i < 3; ++i) {
+      const auto candidate = search->propose();
+      REQUIRE(candidate);
+      const std::int64_t tile = nine[*candidate].get_int("tile");
+      if (i == 0) CHECK(tile == 5);
+      covered.insert(tile);
+      search->tell(*candidate, {1e-3 * static_cast<double>(tile), 1.0});
+    }
+    CHECK(covered == std::set<std::int64_t>{3, 5, 7});
+  }
+}
