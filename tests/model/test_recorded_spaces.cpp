@@ -357,28 +357,37 @@ TEST_CASE("the model ranks the H200 spaces it was not developed on: Spearman >= 
   }
 }
 
+namespace {
+
+// A held-out H200 space's figures in the three views `tune` could have: the
+// characterised H100 parameters and the sm_90 profile, each with the copy
+// bandwidth the recording run measured, and the predictions `tune` stored.
+std::vector<SpaceFigures> held_out_h200_figures(const MeasuredSpace& space, double copy_bandwidth_gbs) {
+  const std::vector<std::pair<std::string, Predicted>> views{
+      {"H100's + copy", predict_space(space, h200_parameters(true, copy_bandwidth_gbs))},
+      {"profile + copy", predict_space(space, h200_parameters(false, copy_bandwidth_gbs))},
+      {"stored by tune", h200_view(space, stored_per_launch(space), H200View::one_step)}};
+  std::vector<SpaceFigures> figures;
+  for (const auto& [name, view] : views) {
+    const SpaceFigures& f = figures.emplace_back(evaluate(view));
+    fmt::print("{:<46} {:<28} {:>6} {:>9.3f} {:>12.3f}x {:>15}\n", space.name, name, view.measured.size(), f.spearman,
+               f.best_in_top10, f.rank_of_optimum + 1);
+  }
+  return figures;
+}
+
+}  // namespace
+
 // stencil3d_r3 and r4 at 512^3 on an H200, every configuration of one step
 // (bench/results/spaces, "H200 r3 and r4"), recorded after the model's
 // last-wave term (Prediction::tail) was final: nothing was developed on them.
 // The copy bandwidth is what that run measured (4213.5 GB/s).
 TEST_CASE("the model ranks the H200 r3 and r4 spaces recorded after it was final") {
-  constexpr double kCopyBandwidthGbs = 4213.5;
-  const DeviceParameters characterised = h200_parameters(true, kCopyBandwidthGbs);
-  const DeviceParameters uncharacterised = h200_parameters(false, kCopyBandwidthGbs);
   for (const std::string_view radius : {"r3", "r4"}) {
     const MeasuredSpace space = load_space(h200_space_file(radius, ""));
     INFO(space.name);
     REQUIRE(space.rows.size() > 7800);
-    const std::vector<std::pair<std::string, Predicted>> views{
-        {"H100's + copy", predict_space(space, characterised)},
-        {"profile + copy", predict_space(space, uncharacterised)},
-        {"stored by tune", h200_view(space, stored_per_launch(space), H200View::one_step)}};
-    std::vector<SpaceFigures> figures;
-    for (const auto& [name, view] : views) {
-      const SpaceFigures& f = figures.emplace_back(evaluate(view));
-      fmt::print("{:<46} {:<28} {:>6} {:>9.3f} {:>12.3f}x {:>15}\n", space.name, name, view.measured.size(), f.spearman,
-                 f.best_in_top10, f.rank_of_optimum + 1);
-    }
+    const std::vector<SpaceFigures> figures = held_out_h200_figures(space, 4213.5);
     CHECK(figures[0].spearman >= 0.75);      // reached 0.800 (r3), 0.771 (r4)
     CHECK(figures[0].best_in_top10 <= 1.03);  // reached 1.000, 1.004
   }
@@ -389,23 +398,11 @@ TEST_CASE("the model ranks the H200 r3 and r4 spaces recorded after it was final
 // were final (bench/results/spaces, "two new shapes"). The copy bandwidth is
 // what that run measured (4230 GB/s).
 TEST_CASE("the model ranks the two H200 shapes recorded after it was final") {
-  constexpr double kCopyBandwidthGbs = 4230;
-  const DeviceParameters characterised = h200_parameters(true, kCopyBandwidthGbs);
-  const DeviceParameters uncharacterised = h200_parameters(false, kCopyBandwidthGbs);
   for (const std::string_view file : {"stencil3d_r1-256x256x256-h200.csv.gz", "stencil3d_r2-1024x1024x64-h200.csv.gz"}) {
     const MeasuredSpace space = load_space(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces" / file);
     INFO(space.name);
     REQUIRE(space.rows.size() > 8900);
-    const std::vector<std::pair<std::string, Predicted>> views{
-        {"H100's + copy", predict_space(space, characterised)},
-        {"profile + copy", predict_space(space, uncharacterised)},
-        {"stored by tune", h200_view(space, stored_per_launch(space), H200View::one_step)}};
-    std::vector<SpaceFigures> figures;
-    for (const auto& [name, view] : views) {
-      const SpaceFigures& f = figures.emplace_back(evaluate(view));
-      fmt::print("{:<46} {:<28} {:>6} {:>9.3f} {:>12.3f}x {:>15}\n", space.name, name, view.measured.size(), f.spearman,
-                 f.best_in_top10, f.rank_of_optimum + 1);
-    }
+    const std::vector<SpaceFigures> figures = held_out_h200_figures(space, 4230);
     // Reached 0.761-0.785 in the three views; issue 18's target is 0.8.
     for (const SpaceFigures& f : figures) CHECK(f.spearman >= 0.75);
     // Reached 1.009-1.025 at r1 256^3; at r2 1024x1024x64 1.058 in every view,
