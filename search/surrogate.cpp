@@ -31,12 +31,12 @@ namespace {
 // least, from the middle of the numeric parameters' ranges outwards (without
 // a model, the first is the most central: extremes are where the slowest and
 // costliest configurations lie, and until its first result a search stands
-// at the slowest time of the space); then proposes the candidate with the lowest confidence bound
-// (predicted time minus one standard deviation) among those predicted
-// fastest, so that values it knows little about get their chance; now and
-// then the predicted-fastest neighbour of the best measured (to settle the
-// details there), and now and then a random candidate (a model only learns
-// where it looks).
+// at the slowest time of the space); then proposes the candidate with the
+// lowest confidence bound (predicted time minus one standard deviation) among
+// those predicted fastest, so that values it knows little about get their
+// chance; now and then the predicted-fastest neighbour of the best measured
+// (to settle the details there), and now and then a random candidate (a
+// model only learns where it looks).
 //
 // It predicts the candidates of its pool (every candidate of a space searched
 // whole). Ranks that are not times (the occupancy ranking of older

@@ -40,9 +40,10 @@ SCORE_MATCH = 0.01  # "matches" the best Kernel Tuner strategy: at least its sco
 SCORE_TARGET = 0.6
 # The spaces the default strategy's constants were chosen on (bench/results/search-calibration/README.md, "Which
 # spaces developed what"; the model's residuals were read on stencil r1, r3 and r5 512^3, bench/results/model/);
-# every other space is held out (the H200 spaces too: stencil, pnpoly and the four example kernels). The bench/ H100 stencil files are the same
-# recordings as the tests/ ones. The covering order (bench/results/search-calibration, "Covering from the middle outwards") came from
-# traces of transpose and stencil r1 512^3 on the H200, so those two count as developed too.
+# every other space is held out (the H200 spaces too: stencil, pnpoly and the four example kernels). The bench/ H100
+# stencil files are the same recordings as the tests/ ones. The covering order (bench/results/search-calibration,
+# "Covering from the middle outwards") came from traces of transpose and stencil r1 512^3 on the H200, so those two
+# count as developed too.
 DEVELOPED_ON = ["public/gemm_cltune-RTX_2080_Ti", "public/gemm_cltune-RTX_3090", "public/pnpoly-*",
                 "*/stencil3d_r1-512x512x512-h100-*", "*/stencil3d_r3-512x512x512-h100-*", "*/stencil3d_r5-512x512x512-h100-*",
                 "tests/transpose-*", "tests/sum_of_squares-*",

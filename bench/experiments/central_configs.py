@@ -2,7 +2,8 @@
 """How fast are the configurations in the middle of a space? For each recorded space (.csv.gz) or Kernel Tuner
 cache (.json.gz): the time rank (0 fastest, 1 slowest, failures 1) of the configurations nearest the middle of every
 numeric parameter's range, and of the nearest 5%. Distance: the sum over numeric parameters with 3 or more values of
-|value rank - middle rank| / (values - 1), the surrogate's covering order (search/surrogate.cpp).
+|value rank - middle rank| / (values - 1): the nearest are what the surrogate measures first without a model
+(search/surrogate.cpp, least_measured_values).
 Evidence for bench/results/search-calibration/README.md, "Covering from the middle outwards".
 
     python3 bench/experiments/central_configs.py tests/data/spaces/*.csv.gz bench/results/spaces/*.csv.gz ../shared/spaces/public/*.json.gz
