@@ -37,7 +37,7 @@ struct Tuned {
   std::vector<double> log_dims;
   std::vector<StepWinner> winners;   // ascending in time steps
   std::vector<StepLaunch> fastest;   // by steps per launch; empty without multi-step winners
-  std::vector<Parameters> fastest_parameters;  // of each fastest launch's config
+  std::map<std::string, Parameters, std::less<>> launch_parameters;  // of the fastest launches, by config
 };
 
 struct Fallback {
@@ -170,7 +170,8 @@ std::optional<SessionPlan> session_plan(const Tuned& tuned, std::int64_t time_st
   }
   auto ranked = best_step_plan(tuned.fastest, time_steps);
   if (!ranked) return std::nullopt;
-  return SessionPlan{&credited, std::move(ranked->best), &tuned.fastest_parameters[ranked->index]};
+  const Parameters* parameters = &tuned.launch_parameters.at(ranked->best.main.config);
+  return SessionPlan{&credited, std::move(ranked->best), parameters};
 }
 
 }  // namespace
@@ -252,13 +253,14 @@ void TuningDatabase::State::load(const sqlite::Connection& db, int schema_versio
       const StepLaunch launch{row.text(3), read_shape(row, 4), row.int64(8), row.real(9)};
       Parameters parameters = read_parameters(path, launch.config);
       // An older kernel version's rows come first: the newer one's replace them.
+      auto& parameters_by_config = session->second->launch_parameters;
       if (const auto same = std::ranges::find(launches, launch.steps, &StepLaunch::steps); same != launches.end()) {
-        session->second->fastest_parameters[static_cast<std::size_t>(same - launches.begin())] = std::move(parameters);
+        parameters_by_config.erase(same->config);
         *same = launch;
       } else {
         launches.push_back(launch);
-        session->second->fastest_parameters.push_back(std::move(parameters));
       }
+      parameters_by_config.insert_or_assign(launch.config, std::move(parameters));
     }
   }
 
