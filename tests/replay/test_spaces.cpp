@@ -5,8 +5,8 @@
 
 #include <cmath>
 #include <filesystem>
-#include <string_view>
 #include <numeric>
+#include <string_view>
 
 #include "replay_test_util.hpp"
 
