@@ -12,6 +12,11 @@ import argparse
 import collections
 import csv
 import math
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "results" / "model"))
+from residuals import spearman  # noqa: E402  (the one Spearman of the model's figures)
 
 GROUPINGS = [
     ("strategy", "zloop"),
@@ -21,29 +26,6 @@ GROUPINGS = [
     ("strategy", "zloop", "z_chunk"),
     ("strategy", "zloop", "block_x", "block_y", "block_z"),
 ]
-
-
-def ranks(values):
-    order = sorted(range(len(values)), key=values.__getitem__)
-    rank = [0.0] * len(values)
-    i = 0
-    while i < len(order):  # ties share their mean rank
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            rank[order[k]] = (i + j) / 2
-        i = j + 1
-    return rank
-
-
-def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    mean = (len(a) - 1) / 2
-    sab = sum((x - mean) * (y - mean) for x, y in zip(ra, rb))
-    saa = sum((x - mean) ** 2 for x in ra)
-    sbb = sum((y - mean) ** 2 for y in rb)
-    return sab / math.sqrt(saa * sbb)
 
 
 def corrected(rows, keys):
