@@ -33,7 +33,7 @@ def load(path):
     names = [k for k, v in [p.split('=') for p in r[0]['config'].split(',')]]
     def conv(v):
         try: return int(v)
-        except: return v
+        except ValueError: return v
     vals = []
     for i in range(len(names)):
         s = set(conv(c[0][i]) for c in cfgs)

@@ -2,8 +2,7 @@
 # A STREAM coding change against the one before it, in one run (issue 19):
 # the same configurations timed by both builds in turn (OLD=.carry/old,
 # NEW=.carry/bin), then NEW's best launch per fusion depth at radius 1 and 2
-# over STREAM's whole space (fused_steps 2-4) against RING's best single step,
-# and ncu's warp states for NEW's r1 3-step launch.
+# over STREAM's whole space (fused_steps 2-4) against RING's best single step.
 #   OLD=.carry/old NEW=.carry/bin OUT=/tmp/out bash bench/experiments/stream_variant.sh
 source "$(dirname "$0")/../gpu/common.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   const auto model = with_model ? recorded_model_scores(recording) : std::nullopt;
   const RandomBaseline random(recording.space);
   const double budget = random.budget_seconds();
-  const auto strategy = make_strategy("surrogate");
+  const auto strategy = make_strategy(kDefaultStrategy);
   const SearchResult result = replay(recording.space, *strategy, Budget{.seconds = budget}, seed, model ? &*model : nullptr);
   double spent = 0, best = 1e9, optimum = 1e9;
   for (const auto& time : recording.space.time)
