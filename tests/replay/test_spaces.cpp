@@ -154,3 +154,52 @@ TEST_CASE("A model that ranks a held-out space backwards does not make the defau
   CHECK(with_model >= without - 0.05);
   CHECK(with_model > 0.8);
 }
+
+// Two more public kernels, recorded whole on an H200 after the default was
+// final and never used to choose anything (bench/results/spaces, "Two more
+// public kernels"). Kernel Tuner's convolution counts its flops, so `tune`
+// searches it with the model, which ranks it weakly (Spearman 0.26, its
+// favourite 1,763rd of 1,944): the model must not cost the default more than
+// 0.05, and the default must stay well above the genetic strategy.
+TEST_CASE("A weakly right model does not make the default worse than no model on a held-out convolution") {
+  const auto file = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces/convolution_small-4096x4096-h200.csv.gz";
+  const Recording recording = read_recording(file);
+  const auto model = recorded_model_scores(recording);
+  REQUIRE(model);
+  const RandomBaseline random(recording.space);
+  const double budget = random.budget_seconds();
+  const auto score = [&](std::string_view name, std::uint64_t seed, const ModelScores* scores) {
+    return methodology_score(BestSoFar(replay(recording.space, *make_strategy(name), {.seconds = budget}, seed, scores)), random, budget);
+  };
+  double with_model = 0, without = 0, genetic = 0;
+  for (const std::uint64_t seed : seeds(10)) {
+    with_model += score(kDefaultStrategy, seed, &*model) / 10;
+    without += score(kDefaultStrategy, seed, nullptr) / 10;
+    genetic += score("genetic", seed, &*model) / 10;
+  }
+  CHECK(with_model >= without - 0.05);
+  CHECK(with_model > genetic + 0.2);
+}
+
+// BAT's hotspot counts no work, so `tune` searches it without the model. Its
+// best configurations lie at an extreme (one time step per launch), which the
+// covering measurements reach last, so the default stays below issue 18's 0.6
+// there; it still beats random search and the genetic strategy by far.
+TEST_CASE("Without the model the default beats random and genetic search on a held-out hotspot") {
+  const auto file = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces/hotspot_small-4096x4096-h200.csv.gz";
+  const Recording recording = read_recording(file);
+  const RandomBaseline random(recording.space);
+  const double budget = random.budget_seconds();
+  const auto score = [&](std::string_view name, std::uint64_t seed) {
+    return methodology_score(BestSoFar(replay(recording.space, *make_strategy(name), {.seconds = budget}, seed)), random, budget);
+  };
+  double standard = 0, random_search = 0, genetic = 0;
+  for (const std::uint64_t seed : seeds(10)) {
+    standard += score(kDefaultStrategy, seed) / 10;
+    random_search += score("random", seed) / 10;
+    genetic += score("genetic", seed) / 10;
+  }
+  CHECK(standard > 0.3);
+  CHECK(standard > random_search + 0.2);
+  CHECK(standard > genetic + 0.2);
+}
