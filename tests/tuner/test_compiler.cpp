@@ -54,6 +54,7 @@ TEST_CASE("a kernel that does not compile is a result with its log, not an excep
   CHECK_FALSE(v.ok);
   CHECK(v.cubin.empty());
   CHECK_THAT(v.log, Catch::Contains("broken.cu(1)") && Catch::Contains("undefined_name"));
+  CHECK_THAT(v.log, Catch::EndsWith("nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION"));
 }
 
 TEST_CASE("a kernel name missing from the source is reported by name", "[compiler]") {

@@ -89,7 +89,9 @@ CompiledVariant compile_now(const CompileRequest& request) {
   out.log = program_log(program);
   out.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (compiled != NVRTC_SUCCESS) {
-    if (out.log.empty()) out.log = nvrtc_problem(compiled, "nvrtcCompileProgram");
+    // Some NVRTC builds leave ptxas's error line out of the log (seen on the
+    // GPU machine: only its info lines), so NVRTC's verdict always ends it.
+    out.log += fmt::format("{}{}", out.log.empty() ? "" : "\n", nvrtc_problem(compiled, "nvrtcCompileProgram"));
     return out;
   }
   const char* lowered = nullptr;
