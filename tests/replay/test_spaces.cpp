@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <string_view>
 
 #include "replay_test_util.hpp"
@@ -27,6 +28,31 @@ std::vector<std::uint64_t> seeds(std::uint64_t count) {
   std::iota(result.begin(), result.end(), std::uint64_t{1});
   return result;
 }
+
+// A space recorded on the GPU machine (bench/results/spaces) and the
+// methodology score of one replay on it, over its own budget.
+struct HeldOutSpace {
+  explicit HeldOutSpace(std::string_view name)
+      : recording(read_recording(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces" / name)),
+        model(recorded_model_scores(recording)),
+        random(recording.space),
+        budget(random.budget_seconds()) {}
+
+  // The mean score of seeds 1..count, with the recorded predictions or without.
+  double mean_score(std::string_view strategy, std::uint64_t count, bool with_model) const {
+    double sum = 0;
+    for (const std::uint64_t seed : seeds(count))
+      sum += methodology_score(BestSoFar(replay(recording.space, *make_strategy(strategy), {.seconds = budget}, seed,
+                                                with_model ? &*model : nullptr)),
+                               random, budget);
+    return sum / static_cast<double>(count);
+  }
+
+  Recording recording;
+  std::optional<ModelScores> model;
+  RandomBaseline random;
+  double budget;
+};
 
 }  // namespace
 
@@ -136,49 +162,26 @@ TEST_CASE("The model does not make the default strategy worse than no model on t
 // still does as well as without it: what it learns per parameter value
 // outweighs the model (bench/results/spaces, "CLBlast's GEMM at 2048³").
 TEST_CASE("A model that ranks a held-out space backwards does not make the default worse than no model") {
-  const auto file = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces/gemm_cltune-2048x2048x2048-h200.csv.gz";
-  const Recording recording = read_recording(file);
-  const auto model = recorded_model_scores(recording);
-  REQUIRE(model);
-  const RandomBaseline random(recording.space);
-  const double budget = random.budget_seconds();
-  const auto score = [&](std::string_view name, std::uint64_t seed, const ModelScores* scores) {
-    return methodology_score(BestSoFar(replay(recording.space, *make_strategy(name), {.seconds = budget}, seed, scores)), random, budget);
-  };
-  CHECK(score("model", 1, &*model) < 0);
-  double with_model = 0, without = 0;
-  for (const std::uint64_t seed : seeds(5)) {
-    with_model += score(kDefaultStrategy, seed, &*model) / 5;
-    without += score(kDefaultStrategy, seed, nullptr) / 5;
-  }
-  CHECK(with_model >= without - 0.05);
+  const HeldOutSpace gemm("gemm_cltune-2048x2048x2048-h200.csv.gz");
+  REQUIRE(gemm.model);
+  CHECK(gemm.mean_score("model", 1, true) < 0);
+  const double with_model = gemm.mean_score(kDefaultStrategy, 5, true);
+  CHECK(with_model >= gemm.mean_score(kDefaultStrategy, 5, false) - 0.05);
   CHECK(with_model > 0.8);
 }
 
 // Two more public kernels, recorded whole on an H200 after the default was
-// final and never used to choose anything (bench/results/spaces, "Two more
+// final and never used to choose anything (bench/results/spaces, "two more
 // public kernels"). Kernel Tuner's convolution counts its flops, so `tune`
 // searches it with the model, which ranks it weakly (Spearman 0.26, its
 // favourite 1,763rd of 1,944): the model must not cost the default more than
 // 0.05, and the default must stay well above the genetic strategy.
 TEST_CASE("A weakly right model does not make the default worse than no model on a held-out convolution") {
-  const auto file = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces/convolution_small-4096x4096-h200.csv.gz";
-  const Recording recording = read_recording(file);
-  const auto model = recorded_model_scores(recording);
-  REQUIRE(model);
-  const RandomBaseline random(recording.space);
-  const double budget = random.budget_seconds();
-  const auto score = [&](std::string_view name, std::uint64_t seed, const ModelScores* scores) {
-    return methodology_score(BestSoFar(replay(recording.space, *make_strategy(name), {.seconds = budget}, seed, scores)), random, budget);
-  };
-  double with_model = 0, without = 0, genetic = 0;
-  for (const std::uint64_t seed : seeds(10)) {
-    with_model += score(kDefaultStrategy, seed, &*model) / 10;
-    without += score(kDefaultStrategy, seed, nullptr) / 10;
-    genetic += score("genetic", seed, &*model) / 10;
-  }
-  CHECK(with_model >= without - 0.05);
-  CHECK(with_model > genetic + 0.2);
+  const HeldOutSpace convolution("convolution_small-4096x4096-h200.csv.gz");
+  REQUIRE(convolution.model);
+  const double with_model = convolution.mean_score(kDefaultStrategy, 10, true);
+  CHECK(with_model >= convolution.mean_score(kDefaultStrategy, 10, false) - 0.05);
+  CHECK(with_model > convolution.mean_score("genetic", 10, true) + 0.2);
 }
 
 // BAT's hotspot counts no work, so `tune` searches it without the model. Its
@@ -186,20 +189,9 @@ TEST_CASE("A weakly right model does not make the default worse than no model on
 // covering measurements reach last, so the default stays below issue 18's 0.6
 // there; it still beats random search and the genetic strategy by far.
 TEST_CASE("Without the model the default beats random and genetic search on a held-out hotspot") {
-  const auto file = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces/hotspot_small-4096x4096-h200.csv.gz";
-  const Recording recording = read_recording(file);
-  const RandomBaseline random(recording.space);
-  const double budget = random.budget_seconds();
-  const auto score = [&](std::string_view name, std::uint64_t seed) {
-    return methodology_score(BestSoFar(replay(recording.space, *make_strategy(name), {.seconds = budget}, seed)), random, budget);
-  };
-  double standard = 0, random_search = 0, genetic = 0;
-  for (const std::uint64_t seed : seeds(10)) {
-    standard += score(kDefaultStrategy, seed) / 10;
-    random_search += score("random", seed) / 10;
-    genetic += score("genetic", seed) / 10;
-  }
+  const HeldOutSpace hotspot("hotspot_small-4096x4096-h200.csv.gz");
+  const double standard = hotspot.mean_score(kDefaultStrategy, 10, false);
   CHECK(standard > 0.3);
-  CHECK(standard > random_search + 0.2);
-  CHECK(standard > genetic + 0.2);
+  CHECK(standard > hotspot.mean_score("random", 10, false) + 0.2);
+  CHECK(standard > hotspot.mean_score("genetic", 10, false) + 0.2);
 }
