@@ -7,8 +7,8 @@
 source "$(dirname "$0")/common.sh"
 gunzip -c bench/results/time-steps/prefetch/time-steps-r1.db.gz > /tmp/time-steps-r1.db
 # test_gpu runs the CLI and the worker from the build tree's paths compiled into
-# it (build/cli under the repository root), which the carried binaries stand in for.
-mkdir -p build && { [[ -e build/cli ]] || ln -s "$(realpath "$BIN")" build/cli; }
+# it unless the environment names others: the carried binaries.
+export BLOCKTUNE_CLI="$(realpath "$BIN/blocktune")" BLOCKTUNE_WORKER="$(realpath "$BIN/blocktune-worker")"
 {
   date -u
   step "GPU" "nvidia-smi --query-gpu=name,uuid,driver_version --format=csv"

@@ -9,6 +9,7 @@
 #include "shell_run.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <filesystem>
 #include <map>
@@ -246,8 +247,10 @@ TEST_CASE("faulting, hanging and wrong variants are recorded and tuning goes on 
 // `measure` compiles in a worker process: NVRTC crashing on the source
 // (fuzz/nvrtc-crashes/) fails the configuration instead of killing blocktune.
 TEST_CASE("measure on a source that crashes NVRTC exits 1 and says so", "[gpu][cli]") {
+  // $BLOCKTUNE_CLI where set: binaries carried to the GPU machine without their build tree.
+  const char* cli = std::getenv("BLOCKTUNE_CLI");
   const std::string command = fmt::format("{} measure --spec {}/fuzz/nvrtc-crashes/unknown-parameter-type.json --problem 1000 2>&1",
-                                          BLOCKTUNE_CLI, BLOCKTUNE_SOURCE_DIR);
+                                          cli ? cli : BLOCKTUNE_CLI, BLOCKTUNE_SOURCE_DIR);
   const auto run = test::run_shell(command);
   INFO(run.output);
   CHECK(run.status == 1);
