@@ -57,6 +57,22 @@ TEST_CASE("a kernel that does not compile is a result with its log, not an excep
   CHECK_THAT(v.log, Catch::EndsWith("nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION"));
 }
 
+// NVRTC puts a NUL between ptxas's info lines and its error (CUDA 13.0): a
+// message read back from the database as text ended before the error.
+TEST_CASE("a kernel with too much static shared memory fails with ptxas's reason in its log", "[compiler]") {
+  const VariantCompiler compiler(std::nullopt);
+  const char* source = R"(extern "C" __global__ void big(float* x) {
+  __shared__ float tile[16000];
+  tile[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = tile[15999 - threadIdx.x];
+})";
+  const CompiledVariant v = compiler.compile({source, "big.cu", "big", {}, {}, "sm_90"});
+  CHECK_FALSE(v.ok);
+  CHECK(v.log.find('\0') == std::string::npos);
+  CHECK_THAT(v.log, Catch::Contains("uses too much shared data") && Catch::EndsWith("NVRTC_ERROR_COMPILATION"));
+}
+
 TEST_CASE("a kernel name missing from the source is reported by name", "[compiler]") {
   const VariantCompiler compiler(std::nullopt);
   const CompiledVariant v = compiler.compile({kGood, "good.cu", "no_such_kernel", {{"FACTOR", "1"}}, {}, "sm_90"});

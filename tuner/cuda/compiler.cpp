@@ -51,6 +51,9 @@ std::string program_log(nvrtcProgram program) {
   std::string log(size, '\0');
   nvrtcGetProgramLog(program, log.data());
   log.resize(size - 1);
+  // ptxas's errors follow its info lines after a NUL (CUDA 13.0), which cut
+  // the message short wherever it is read as a C string (SQLite's text).
+  std::erase(log, '\0');
   return log;
 }
 
@@ -89,8 +92,8 @@ CompiledVariant compile_now(const CompileRequest& request) {
   out.log = program_log(program);
   out.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (compiled != NVRTC_SUCCESS) {
-    // Some NVRTC builds leave ptxas's error line out of the log (seen on the
-    // GPU machine: only its info lines), so NVRTC's verdict always ends it.
+    // NVRTC's verdict ends the log: ptxas's own lines do not always say that
+    // the compile failed.
     out.log += fmt::format("{}{}", out.log.empty() ? "" : "\n", nvrtc_problem(compiled, "nvrtcCompileProgram"));
     return out;
   }
