@@ -122,6 +122,27 @@ TEST_CASE("compile errors are cached as results too", "[compiler][cache]") {
   CHECK_THAT(cached.log, Catch::Contains("nope"));
 }
 
+TEST_CASE("a cached compile error written with NUL bytes in its log is read without them", "[compiler][cache]") {
+  const auto dir = fresh_cache("nul-log");
+  const VariantCompiler compiler(dir);
+  const CompileRequest request{"__global__ void k() { nope; }", "k.cu", "k", {}, {}, "sm_90"};
+  CHECK_FALSE(compiler.compile(request).ok);
+  // Rewrite the one cache file as an older blocktune wrote it: NVRTC's NUL kept in the log.
+  const auto file = std::filesystem::directory_iterator(dir)->path();
+  std::ifstream in(file, std::ios::binary);
+  std::string header, rest;
+  std::getline(in, header);
+  std::getline(in, rest, '\0');
+  in.close();
+  const auto log_at = header.find("\"log\":\"") + 7;
+  header.insert(log_at, "\\u0000");
+  std::ofstream(file, std::ios::binary) << header << '\n' << rest;
+  const CompiledVariant cached = compiler.compile(request);
+  REQUIRE(cached.from_cache);
+  CHECK(cached.log.find('\0') == std::string::npos);
+  CHECK_THAT(cached.log, Catch::Contains("nope"));
+}
+
 TEST_CASE("compile_all returns results in request order from several threads", "[compiler]") {
   const VariantCompiler compiler(std::nullopt);
   std::vector<CompileRequest> requests;

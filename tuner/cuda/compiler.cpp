@@ -208,6 +208,7 @@ std::optional<CompiledVariant> VariantCompiler::load_cached(const std::string& i
     CompiledVariant variant;
     variant.ok = meta.at("ok").get<bool>();
     variant.log = meta.at("log").get<std::string>();
+    std::erase(variant.log, '\0');  // as program_log(); caches written before it kept them
     variant.lowered_name = meta.at("lowered_name").get<std::string>();
     variant.compile_seconds = meta.at("compile_seconds").get<double>();
     const auto& usage = meta.at("usage");
