@@ -57,8 +57,8 @@ TEST_CASE("a kernel that does not compile is a result with its log, not an excep
   CHECK_THAT(v.log, Catch::EndsWith("nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION"));
 }
 
-// NVRTC puts a NUL between ptxas's info lines and its error (CUDA 13.0): a
-// message read back from the database as text ended before the error.
+// NVRTC puts a NUL between ptxas's info lines and its error (CUDA 13.0): the
+// sqlite3 shell showed a stored message without the error.
 TEST_CASE("a kernel with too much static shared memory fails with ptxas's reason in its log", "[compiler]") {
   const VariantCompiler compiler(std::nullopt);
   const char* source = R"(extern "C" __global__ void big(float* x) {

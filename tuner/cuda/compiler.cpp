@@ -51,8 +51,8 @@ std::string program_log(nvrtcProgram program) {
   std::string log(size, '\0');
   nvrtcGetProgramLog(program, log.data());
   log.resize(size - 1);
-  // ptxas's errors follow its info lines after a NUL (CUDA 13.0), which cut
-  // the message short wherever it is read as a C string (SQLite's text).
+  // ptxas's errors follow its info lines after a NUL (CUDA 13.0): a message
+  // is text, and whatever reads it as a C string (the sqlite3 shell) stops there.
   std::erase(log, '\0');
   return log;
 }
