@@ -83,7 +83,11 @@ std::optional<Prediction> predict_entry(const KernelDescription& kernel, const D
                                        double(entry.occupancy.blocks_per_sm) *
                                            (entry.variant.usage.static_smem + shape.dynamic_smem + device.reserved_shared_per_block)),
   };
-  return predict(parameters, kernel_work(kernel, device, problem, entry.config), launch);
+  const Prediction analytic = predict(parameters, kernel_work(kernel, device, problem, entry.config), launch);
+  // The correction learned launches that advance one time step; fused ones
+  // were too few to learn (bench/results/model/README.md, "learned correction").
+  const bool one_step = entry.resolved.steps_per_launch == 1;
+  return kernel.residual && one_step ? corrected(*kernel.residual, parameters, analytic, launch) : analytic;
 }
 
 std::vector<RankedEntry> rank_by_model(const KernelDescription& kernel, const Plan& plan, const DeviceParameters& parameters) {

@@ -1,12 +1,16 @@
 // The model's ranking of the H100 spaces recorded under tests/data/spaces
 // (today's stencil and the four example kernels) against their measured
 // times, with the H100's parameters from tests/data/devices, as `blocktune
-// characterize` measured them. Issue 18's targets on the stencil (Spearman >=
-// 0.8, a configuration within 3% of the optimum in the model's top 10 at every
-// radius) are not all met: the test asserts what the model reaches
-// (bench/results/model/README.md says what misses and why).
+// characterize` measured them. The stencil's predictions include its learned
+// correction (kernels/stencil3d_residual.json), fitted on the H200's one-step
+// stencil spaces only: on the H100 spaces it is out of sample, on the H200's
+// one-step figures below it is not. Issue 18's targets on the stencil
+// (Spearman >= 0.8, a configuration within 3% of the optimum in the model's
+// top 10 at every radius) are met on the H100 but for the top 10 of r1 at
+// 1024x1024x64 (bench/results/model/README.md, "A learned correction").
 #include <blocktune/detail/device.hpp>
 #include <blocktune/detail/model.hpp>
+#include <blocktune/detail/residual.hpp>
 #include <blocktune/prediction.hpp>
 #include <blocktune/recording.hpp>
 #include <blocktune/spec.hpp>
@@ -82,6 +86,7 @@ int resident_blocks(const RecordedRow& row, int threads_per_block, const DeviceP
 struct Predicted {
   std::vector<double> predicted, measured;
   std::vector<Prediction> terms;
+  std::vector<ResidualFeatures> features;  // of the analytic prediction, what a learned correction sees
 };
 
 // A stencil configuration less its block shape and carveout: what decides
@@ -105,7 +110,8 @@ Predicted predict_kernel(const MeasuredSpace& space, const KernelDescription& ke
     if (stencil) register_demand[coding(row.config)] = std::max(register_demand[coding(row.config)], row.registers);
   Predicted out;
   for (const RecordedRow& row : space.rows) {
-    const LaunchShape3 shape = resolve(kernel, row.config, device, problem).shape;
+    const ResolvedConfig resolved = resolve(kernel, row.config, device, problem);
+    const LaunchShape3& shape = resolved.shape;
     const int threads = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]);
     const int blocks_per_sm = resident_blocks(row, threads, h100);
     // The recording has registers but not ptxas's spill counts. A stencil
@@ -123,10 +129,13 @@ Predicted predict_kernel(const MeasuredSpace& space, const KernelDescription& ke
                                  .spill_bytes = stencil && demand > cap ? 4 * (demand - cap) : 0,
                                  .l1_cache_bytes = l1_cache_bytes(h100, device.shared_per_sm, shape.carveout,
                                                                   double(blocks_per_sm) * (shape.dynamic_smem + device.reserved_shared_per_block))};
-    const Prediction prediction = predict(h100, kernel_work(kernel, device, problem, row.config), launch);
+    const Prediction analytic = predict(h100, kernel_work(kernel, device, problem, row.config), launch);
+    const bool one_step = resolved.steps_per_launch == 1;  // as predict_entry: the correction learned one-step launches
+    const Prediction prediction = kernel.residual && one_step ? corrected(*kernel.residual, h100, analytic, launch) : analytic;
     out.predicted.push_back(prediction.seconds);
     out.measured.push_back(row.seconds);
     out.terms.push_back(prediction);
+    out.features.push_back(residual_features(h100, analytic, launch));
   }
   return out;
 }
@@ -192,14 +201,16 @@ TEST_CASE("the model ranks the recorded H100 spaces: Spearman >= 0.72 (stencil) 
     if (f.best_in_top10 <= 1.05) ++near_optimal;
     if (stencil) ++stencil_spaces;
     if (stencil && f.best_in_top10 <= 1.03) ++stencil_within_3;
-    // Reached: 0.73-0.81 on the stencil (issue 18's target is 0.8), 0.73-0.91 on the others.
-    CHECK(f.spearman >= (stencil ? 0.72 : 0.7));
+    // Reached: 0.82-0.90 on the stencil (the analytic model alone: 0.73-0.81;
+    // issue 18's target is 0.8), 0.73-0.91 on the others (no correction).
+    CHECK(f.spearman >= (stencil ? 0.8 : 0.7));
   }
   fmt::print("spaces with a configuration within 5% of the optimum in the model's top 10: {} of {}\n", near_optimal, files.size());
   fmt::print("stencil spaces with one within 3%: {} of {}\n", stencil_within_3, stencil_spaces);
   CHECK(double(near_optimal) >= 0.8 * double(files.size()));
-  // Radius 2 to 5 at 512^3; both radius 1 spaces miss (1.04x and 1.11x).
-  CHECK(stencil_within_3 >= 4);
+  // Every radius at 512^3 (r1 1.020x, was 1.038x without the correction); r1
+  // at 1024x1024x64 misses (1.048x, was 1.111x).
+  CHECK(stencil_within_3 >= 5);
 }
 
 // The model's predictions stored with each recorded space (predicted_s), as
@@ -235,24 +246,13 @@ TEST_CASE("write the model's predictions into the recorded spaces", "[.write-pre
   }
 }
 
-// Every configuration's measured time, prediction and the prediction's terms,
-// for the residual analysis of bench/results/model/residuals.py:
-//   test_model "[.residuals]"   (writes model-residuals.csv in the current folder)
-TEST_CASE("write the model's terms for every recorded configuration", "[.residuals]") {
-  std::ofstream out("model-residuals.csv");
-  out << "space\tconfig\tmeasured_s\tpredicted_s\tdram\tl2\tl1\tshared\tissue\tstaging\tlatency\ttail\n";
-  for (const auto& [file, predicted] : predict_every_space()) {
-    const Recording recording = read_recording(file);
-    for (std::size_t i = 0; i < predicted.predicted.size(); ++i) {
-      const Prediction& p = predicted.terms[i];
-      out << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", file.filename().string(), recording.space.configs[i].to_string(),
-                         predicted.measured[i], p.seconds, p.dram, p.l2, p.l1, p.shared, p.issue, p.staging, p.latency, p.tail);
-    }
-  }
-  REQUIRE(out);
-}
-
-// ---- Out of sample twice: the H200 spaces (bench/results/spaces) ----
+// ---- The H200 spaces (bench/results/spaces) ----
+//
+// Out of sample for the analytic model, which was developed on H100 spaces;
+// *in* sample for the stencil's learned correction, fitted on the six one-step
+// H200 spaces below (fused launches are not corrected). So these tests guard
+// today's predictions; the held-out figures of the correction are the H100's
+// above, and those of the analytic model alone bench/results/model/README.md.
 //
 // stencil3d_r1 and r2 at 512^3, every configuration of `tune --time-steps
 // 100` measured on one NVIDIA H200 with the second STREAM coding (the
@@ -345,14 +345,15 @@ TEST_CASE("the model ranks the H200 spaces it was not developed on: Spearman >= 
                  f.best_in_top10, f.rank_of_optimum + 1);
     }
     // Floors for the first three views (the characterised H100 parameters with
-    // the H200's copy bandwidth): reached 0.79-0.81 (the model of 97e5238:
-    // 0.75-0.77); issue 18's target is 0.8.
+    // the H200's copy bandwidth): reached 0.92 (in sample; the analytic model
+    // alone 0.79-0.81, the model of 97e5238 0.75-0.77).
     for (std::size_t view = 0; view < 3; ++view) CHECK(evaluate(views[view].second).spearman >= 0.77);
     // Per step, r1's optimum is a fused STREAM launch (3 steps, 1.55x the best
-    // single step); the model has it 5th (1.000x), as 97e5238's did.
+    // single step); the model has it 5th (1.000x), as 97e5238's did: the
+    // correction of the one-step launches does not push it out.
     if (radius == "r1") CHECK(evaluate(views[1].second).best_in_top10 <= 1.05);
     // In all three views each space's top 10 holds one within 3% of its
-    // optimum (reached 1.000-1.022 at r1, 1.014 at r2; issue 18's target).
+    // optimum (reached 1.000-1.022 at r1, 1.024 at r2; issue 18's target).
     for (std::size_t view = 0; view < 3; ++view) CHECK(evaluate(views[view].second).best_in_top10 <= 1.03);
   }
 }
@@ -380,7 +381,8 @@ std::vector<SpaceFigures> held_out_h200_figures(const MeasuredSpace& space, doub
 
 // stencil3d_r3 and r4 at 512^3 on an H200, every configuration of one step
 // (bench/results/spaces, "H200 r3 and r4"), recorded after the model's
-// last-wave term (Prediction::tail) was final: nothing was developed on them.
+// last-wave term (Prediction::tail) was final: out of sample for the analytic
+// model, in sample for the learned correction.
 // The copy bandwidth is what that run measured (4213.5 GB/s).
 TEST_CASE("the model ranks the H200 r3 and r4 spaces recorded after it was final") {
   for (const std::string_view radius : {"r3", "r4"}) {
@@ -388,22 +390,22 @@ TEST_CASE("the model ranks the H200 r3 and r4 spaces recorded after it was final
     INFO(space.name);
     REQUIRE(space.rows.size() > 7800);
     const std::vector<SpaceFigures> figures = held_out_h200_figures(space, 4213.5);
-    CHECK(figures[0].spearman >= 0.75);      // reached 0.800 (r3), 0.771 (r4)
-    CHECK(figures[0].best_in_top10 <= 1.03);  // reached 1.000, 1.004
+    CHECK(figures[0].spearman >= 0.75);      // reached 0.918 (r3), 0.915 (r4); the analytic model 0.800, 0.771
+    CHECK(figures[0].best_in_top10 <= 1.03);  // reached 1.000, 1.000
   }
 }
 
 // Two shapes no GPU here had measured before, stencil3d_r1 at 256^3 and r2 at
 // 1024x1024x64 on an H200, recorded after the model and the default strategy
-// were final (bench/results/spaces, "two new shapes"). The copy bandwidth is
-// what that run measured (4230 GB/s).
+// were final (bench/results/spaces, "two new shapes"); in sample for the
+// learned correction. The copy bandwidth is what that run measured (4230 GB/s).
 TEST_CASE("the model ranks the two H200 shapes recorded after it was final") {
   for (const std::string_view file : {"stencil3d_r1-256x256x256-h200.csv.gz", "stencil3d_r2-1024x1024x64-h200.csv.gz"}) {
     const MeasuredSpace space = load_space(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces" / file);
     INFO(space.name);
     REQUIRE(space.rows.size() > 8900);
     const std::vector<SpaceFigures> figures = held_out_h200_figures(space, 4230);
-    // Reached 0.761-0.785 in the three views; issue 18's target is 0.8.
+    // Reached 0.78-0.94 in the three views (the analytic model 0.761-0.785).
     for (const SpaceFigures& f : figures) CHECK(f.spearman >= 0.75);
     // Reached 1.009-1.025 at r1 256^3; at r2 1024x1024x64 1.058 in every view,
     // which misses issue 18's 3%.
@@ -438,4 +440,37 @@ TEST_CASE("write today's predictions into copies of the H200 spaces", "[.h200-pr
       fmt::print("{}: {} predictions of today's model\n", out, j);
     }
   }
+}
+
+// Every configuration's measured time, prediction, the prediction's terms and
+// the features a learned correction sees, for the residual analysis of
+// bench/results/model/residuals.py and for bench/experiments/train_residual.py:
+//   test_model "[.residuals]"   (writes model-residuals.csv in the current folder)
+// The recorded H100 spaces with the H100's characterised parameters, then the
+// six one-step H200 stencil spaces with the parameters `tune` has there (the
+// sm_90 profile and the copy bandwidth each recording run measured).
+TEST_CASE("write the model's terms for every recorded configuration", "[.residuals]") {
+  std::ofstream out("model-residuals.csv");
+  out << "space\tconfig\tmeasured_s\tpredicted_s\tanalytic_s\tdram\tl2\tl1\tshared\tissue\tstaging\tlatency\ttail";
+  for (std::size_t f = 0; f < kResidualFeatureNames.size(); ++f) out << "\tf" << f;
+  out << "\n";
+  const auto write = [&](const std::string& name, const Recording& recording, const Predicted& predicted) {
+    for (std::size_t i = 0; i < predicted.predicted.size(); ++i) {
+      const Prediction& p = predicted.terms[i];
+      out << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}", name, recording.space.configs[i].to_string(), predicted.measured[i],
+                         p.seconds, p.seconds / p.correction, p.dram, p.l2, p.l1, p.shared, p.issue, p.staging, p.latency, p.tail);
+      for (const double feature : predicted.features[i]) out << fmt::format("\t{}", feature);
+      out << "\n";
+    }
+  };
+  for (const auto& [file, predicted] : predict_every_space()) write(file.filename().string(), read_recording(file), predicted);
+  const std::vector<std::pair<std::string, double>> h200_spaces{
+      {"stencil3d_r1-512x512x512-h200.csv.gz", kH200CopyBandwidthGbs}, {"stencil3d_r2-512x512x512-h200.csv.gz", kH200CopyBandwidthGbs},
+      {"stencil3d_r3-512x512x512-h200.csv.gz", 4213.5},                 {"stencil3d_r4-512x512x512-h200.csv.gz", 4213.5},
+      {"stencil3d_r1-256x256x256-h200.csv.gz", 4230},                   {"stencil3d_r2-1024x1024x64-h200.csv.gz", 4230}};
+  for (const auto& [file, copy_bandwidth] : h200_spaces) {
+    const MeasuredSpace space = load_space(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces" / file);
+    write(file, space.recording, predict_space(space, h200_parameters(false, copy_bandwidth)));
+  }
+  REQUIRE(out);
 }

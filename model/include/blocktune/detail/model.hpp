@@ -97,6 +97,9 @@ struct Prediction {
   double seconds = 0;
   // The terms, each in seconds, so the reason can be shown.
   double dram = 0, l2 = 0, l1 = 0, shared = 0, issue = 0, staging = 0, latency = 0, tail = 0;
+  // The learned factor `seconds` includes (detail/residual.hpp); 1 where the
+  // kernel has none. seconds / correction is the analytic model's time.
+  double correction = 1;
   std::string bound() const;  // the largest term: "DRAM", "L2", "L1", "shared", "issue", "staging", "latency" or "tail"
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <blocktune/detail/model.hpp>
+#include <blocktune/detail/residual.hpp>
 #include <blocktune/runtime.hpp>
 #include <blocktune/detail/space.hpp>
 
@@ -156,6 +157,8 @@ struct KernelDescription {
   // unset or nullopt: bytes_moved and flops, the same for every configuration.
   std::function<std::optional<KernelWork>(const ProblemSize& problem, const Config& config)> work;
   WorkExpressions work_expressions;  // the same written as expressions (spec files); used when `work` is unset
+  // A learned correction of the model's time for this kernel (detail/residual.hpp); null: the model as it is.
+  const ResidualModel* residual = nullptr;
 
   // Where the expected outputs come from, the first that is set:
   // 1. a host function: from the initial buffers (outputs included, for kernels

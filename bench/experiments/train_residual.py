@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Fit the stencil's learned correction of the model (issue 18, item 3) and write it as JSON.
+
+  cmake --build build --target test_model && (cd /tmp && build/tests/model/test_model "[.residuals]")
+  python3 -m venv /tmp/venv && /tmp/venv/bin/pip install scikit-learn==1.9.1 pandas
+  /tmp/venv/bin/python bench/experiments/train_residual.py /tmp/model-residuals.csv --fit-on h200 \
+      --output kernels/stencil3d_residual.json
+
+The trees learn log(measured / analytic prediction) of every stencil configuration from the features
+`test_model "[.residuals]"` writes (model/residual.cpp: each term's share of the throughput-bound time,
+threads, warps per SM, waves, spills, L1 left), each space's mean removed (a ranking does not care
+about a space's scale) and each space weighted alike. Only the spaces of --fit-on are used: their
+launches of one time step (as `tune` applies it: the fused launches are too few to learn), hyperparameters (GRID) the grid point with the best mean Spearman, each of those
+spaces left out in turn, the final trees are fitted on all of
+them, and every other recorded stencil space is out of sample. The table printed at the end gives,
+per stencil space, Spearman and the best of the top 10 over the optimum, for the analytic model and
+with the correction, marking the spaces fitted on.
+"""
+import argparse
+import itertools
+import json
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+import sklearn
+from scipy.stats import spearmanr
+from sklearn.ensemble import HistGradientBoostingRegressor
+
+FEATURES = [f"f{i}" for i in range(12)]  # as test_model writes them: FEATURE_NAMES, in order
+# fast_weight: each configuration weighs exp(-fast_weight x its time's rank in its space, 0 to 1), so
+# that the fast end, which decides the top 10, counts more.
+GRID = {"fast_weight": [0, 2, 4, 8], "max_iter": [100, 200, 400], "max_depth": [3, 4], "min_samples_leaf": [200]}
+
+
+def load(path):
+    df = pd.read_csv(path, sep="\t")
+    df = df[df.space.str.startswith("stencil3d_") & np.isfinite(df.measured_s) & (df.measured_s > 0)].copy()
+    df["device"] = np.where(df.space.str.contains("-h200"), "h200", "h100")
+    df["steps"] = df.config.str.extract(r"fused_steps=(\d+)")[0].astype(float).fillna(1).values
+    df["y"] = np.log(df.measured_s / df.analytic_s)
+    df["y"] -= df.groupby("space").y.transform("mean")
+    return df
+
+
+def fit(df, params):
+    params = dict(params)
+    weight = np.exp(-params.pop("fast_weight") * df.groupby("space").measured_s.rank(pct=True).values)
+    weight /= df.groupby("space").space.transform("count").values
+    model = HistGradientBoostingRegressor(learning_rate=0.05, random_state=0, **params)
+    return model.fit(df[FEATURES].values, df.y.values, sample_weight=weight)
+
+
+def figures(predicted, measured):
+    order = np.argsort(predicted, kind="stable")
+    return spearmanr(predicted, measured).correlation, measured[order[:10]].min() / measured.min()
+
+
+def choose(train):
+    best = None
+    for values in itertools.product(*GRID.values()):
+        params = dict(zip(GRID, values))
+        scores = []
+        for space in sorted(train.space.unique()):
+            held = train[train.space == space]
+            model = fit(train[train.space != space], params)
+            scores.append(figures(held.analytic_s.values * np.exp(model.predict(held[FEATURES].values)), held.measured_s.values))
+        spearmans = [s for s, _ in scores]
+        print(f"  {params}: Spearman mean {np.mean(spearmans):.3f} (min {min(spearmans):.3f}), "
+              f"top-10 best / optimum {' '.join(f'{t:.3f}' for _, t in scores)}", flush=True)
+        if best is None or np.mean(spearmans) > best[0]:
+            best = (np.mean(spearmans), params)
+    return best[1]
+
+
+def trees(model):
+    """(nodes, tree starts, baseline) with node indices relative to each tree's start."""
+    nodes, starts = [], []
+    for (predictor,) in model._predictors:
+        starts.append(len(nodes))
+        for node in predictor.nodes:
+            if node["is_leaf"]:
+                nodes.append((-1, 0.0, 0, 0, float(node["value"])))
+            else:
+                nodes.append((int(node["feature_idx"]), float(node["num_threshold"]), int(node["left"]), int(node["right"]), 0.0))
+    return nodes, starts, float(np.ravel(model._baseline_prediction)[0])
+
+
+def evaluate(nodes, starts, baseline, x):
+    """The C++ evaluator's walk (model/residual.cpp), to check the export against scikit-learn."""
+    out = np.full(len(x), baseline)
+    for row, features in enumerate(x):
+        for start in starts:
+            i = start
+            while nodes[i][0] >= 0:
+                feature, threshold, left, right, _ = nodes[i]
+                i = start + (left if features[feature] <= threshold else right)
+            out[row] += nodes[i][4]
+    return out
+
+
+FEATURE_NAMES = ["dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share",
+                 "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib"]
+
+
+def write_json(path, nodes, starts, baseline, fitted_on, params):
+    """The format model/residual.cpp reads: one tree a line, each node [feature, threshold, left, right, value]."""
+    def node(n):
+        return json.dumps([n[0], n[1], n[2], n[3], n[4]])
+
+    ends = starts[1:] + [len(nodes)]
+    trees = ",\n".join("    [" + ", ".join(node(n) for n in nodes[a:b]) + "]" for a, b in zip(starts, ends))
+    header = {
+        "generator": f"bench/experiments/train_residual.py, scikit-learn {sklearn.__version__}, {params}",
+        "fitted_on": fitted_on,
+        "features": FEATURE_NAMES,
+        "baseline": baseline,
+    }
+    text = json.dumps(header, indent=2)[:-2] + ',\n  "trees": [\n' + trees + "\n  ]\n}\n"
+    json.loads(text)  # well-formed
+    with open(path, "w") as out:
+        out.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("residuals", help="model-residuals.csv from test_model \"[.residuals]\"")
+    parser.add_argument("--fit-on", choices=["h100", "h200"], required=True, help="the device whose stencil spaces the trees learn")
+    parser.add_argument("--output", help="the JSON file to write (kernels/stencil3d_residual.json)")
+    args = parser.parse_args()
+
+    df = load(args.residuals)
+    train = df[(df.device == args.fit_on) & (df.steps == 1)]  # fused launches: too few to learn, not corrected
+    fitted_on = sorted(s.replace(".csv.gz", "") for s in train.space.unique())
+    print(f"fitting on {len(train)} configurations of {len(fitted_on)} spaces; hyperparameters by leave-one-space-out:")
+    params = choose(train)
+    model = fit(train, params)
+    nodes, starts, baseline = trees(model)
+    sample = df.sample(2000, random_state=0)[FEATURES].values
+    mismatch = np.abs(evaluate(nodes, starts, baseline, sample) - model.predict(sample)).max()
+    print(f"chosen {params}: {len(starts)} trees, {len(nodes)} nodes; export differs from scikit-learn by at most {mismatch:.1e}")
+    if mismatch > 1e-9:
+        sys.exit("the exported trees do not reproduce scikit-learn's predictions")
+    if args.output:
+        write_json(args.output, nodes, starts, baseline, fitted_on, params)
+        print(f"wrote {args.output}")
+
+    print(f"\n{'space (per launch; per step where it fuses steps)':<58} {'role':<10} {'analytic':>16} {'corrected':>16}")
+    for space in sorted(df.space.unique()):
+        rows = df[df.space == space]
+        steps = rows.steps.values
+        correction = np.where(steps == 1, np.exp(model.predict(rows[FEATURES].values)), 1.0)  # as tuner/prediction.cpp
+        role = "fitted on" if space.replace(".csv.gz", "") in fitted_on else "held out"
+        views = [("", 1.0)] + ([(" per step", steps)] if (steps > 1).any() else [])
+        for view, divisor in views:
+            before = figures(rows.analytic_s.values / divisor, rows.measured_s.values / divisor)
+            after = figures(rows.analytic_s.values * correction / divisor, rows.measured_s.values / divisor)
+            name = space.replace(".csv.gz", "") + view
+            print(f"{name:<58} {role:<10} {before[0]:>7.3f} / {before[1]:.3f} {after[0]:>7.3f} / {after[1]:.3f}")
+
+
+if __name__ == "__main__":
+    main()
