@@ -44,6 +44,12 @@ std::string Prediction::bound() const {
   return std::ranges::max_element(terms, {}, &std::pair<double, const char*>::first)->second;
 }
 
+double throughput_bound(const Prediction& p) {
+  double sum = 0;
+  for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) sum += std::pow(term, kOverlapExponent);
+  return std::pow(sum, 1 / kOverlapExponent);
+}
+
 Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchResources& launch) {
   if (d.sm_count < 1 || d.sm_clock_hz <= 0 || d.dram_bandwidth <= 0 || d.l2_bandwidth <= 0)
     throw std::invalid_argument("device parameters need the SM count, clock, DRAM and L2 bandwidth");
@@ -94,9 +100,7 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   // interpolation, not a derivation.
   if (w.staged > 0) p.staging = std::min(std::max({p.dram, p.l2, p.l1}), std::max(p.shared, p.issue)) / launch.blocks_per_sm;
 
-  double throughput = 0;
-  for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) throughput += std::pow(term, kOverlapExponent);
-  throughput = std::pow(throughput, 1 / kOverlapExponent);
+  const double throughput = throughput_bound(p);
 
   // The last blocks. A launch's blocks do not finish together: after the
   // first wave each one starts when another ends, so their phases spread, and

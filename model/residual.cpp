@@ -54,11 +54,8 @@ ResidualModel parse_residual_model(std::string_view text, std::string_view origi
 ResidualFeatures residual_features(const DeviceParameters& device, const Prediction& p, const LaunchResources& launch) {
   if (launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1)
     throw std::invalid_argument("residual features need a launch with at least one thread and one block per SM");
-  // Every time as a share of the throughput-bound time (the model's soft
-  // maximum of its five throughput terms), so the features carry no unit.
-  double throughput = 0;
-  for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) throughput += std::pow(term, kOverlapExponent);
-  throughput = std::max(std::pow(throughput, 1 / kOverlapExponent), 1e-30);
+  // Every time as a share of the throughput-bound time, so the features carry no unit.
+  const double throughput = std::max(throughput_bound(p), 1e-30);
   const auto share = [&](double term) { return std::log(term / throughput + 1e-6); };
   return {share(p.dram),
           share(p.l2),

@@ -70,6 +70,13 @@ KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device
   return w;
 }
 
+Prediction predict_launch(const KernelDescription& kernel, const DeviceParameters& parameters, const KernelWork& work,
+                          const LaunchResources& launch, std::int64_t steps_per_launch) {
+  const Prediction analytic = predict(parameters, work, launch);
+  // Fused launches were too few to learn from (bench/results/model/README.md, "A learned correction").
+  return kernel.residual && steps_per_launch == 1 ? corrected(*kernel.residual, parameters, analytic, launch) : analytic;
+}
+
 std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
                                         const PlanEntry& entry, const DeviceParameters& parameters) {
   if (!entry.launchable()) return std::nullopt;
@@ -83,11 +90,7 @@ std::optional<Prediction> predict_entry(const KernelDescription& kernel, const D
                                        double(entry.occupancy.blocks_per_sm) *
                                            (entry.variant.usage.static_smem + shape.dynamic_smem + device.reserved_shared_per_block)),
   };
-  const Prediction analytic = predict(parameters, kernel_work(kernel, device, problem, entry.config), launch);
-  // The correction learned launches that advance one time step; fused ones
-  // were too few to learn (bench/results/model/README.md, "learned correction").
-  const bool one_step = entry.resolved.steps_per_launch == 1;
-  return kernel.residual && one_step ? corrected(*kernel.residual, parameters, analytic, launch) : analytic;
+  return predict_launch(kernel, parameters, kernel_work(kernel, device, problem, entry.config), launch, entry.resolved.steps_per_launch);
 }
 
 std::vector<RankedEntry> rank_by_model(const KernelDescription& kernel, const Plan& plan, const DeviceParameters& parameters) {

@@ -9,17 +9,16 @@
 The trees learn log(measured / analytic prediction) of every stencil configuration from the features
 `test_model "[.residuals]"` writes (model/residual.cpp: each term's share of the throughput-bound time,
 threads, warps per SM, waves, spills, L1 left), each space's mean removed (a ranking does not care
-about a space's scale) and each space weighted alike. Only the spaces of --fit-on are used: their
-launches of one time step (as `tune` applies it: the fused launches are too few to learn), hyperparameters (GRID) the grid point with the best mean Spearman, each of those
-spaces left out in turn, the final trees are fitted on all of
-them, and every other recorded stencil space is out of sample. The table printed at the end gives,
-per stencil space, Spearman and the best of the top 10 over the optimum, for the analytic model and
-with the correction, marking the spaces fitted on.
+about a space's scale) and each space weighted alike. Only the spaces of --fit-on are used, and of them only
+launches of one time step (as `tune` applies the correction: fused launches are too few to learn). The
+hyperparameters (GRID) are the grid point with the best mean Spearman when each of those spaces is left out in
+turn; the final trees are fitted on all of them, and every other recorded stencil space is out of sample.
+The table printed at the end gives, per stencil space, Spearman and the best of the top 10 over the optimum,
+for the analytic model and with the correction, marking the spaces fitted on.
 """
 import argparse
 import itertools
 import json
-import math
 import sys
 
 import numpy as np
@@ -28,7 +27,10 @@ import sklearn
 from scipy.stats import spearmanr
 from sklearn.ensemble import HistGradientBoostingRegressor
 
-FEATURES = [f"f{i}" for i in range(12)]  # as test_model writes them: FEATURE_NAMES, in order
+# The features in model/residual.cpp's order (kResidualFeatureNames); test_model writes them as f0, f1, ...
+FEATURE_NAMES = ["dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share",
+                 "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib"]
+FEATURES = [f"f{i}" for i in range(len(FEATURE_NAMES))]
 # fast_weight: each configuration weighs exp(-fast_weight x its time's rank in its space, 0 to 1), so
 # that the fast end, which decides the top 10, counts more.
 GRID = {"fast_weight": [0, 2, 4, 8], "max_iter": [100, 200, 400], "max_depth": [3, 4], "min_samples_leaf": [200]}
@@ -98,10 +100,6 @@ def evaluate(nodes, starts, baseline, x):
                 i = start + (left if features[feature] <= threshold else right)
             out[row] += nodes[i][4]
     return out
-
-
-FEATURE_NAMES = ["dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share",
-                 "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib"]
 
 
 def write_json(path, nodes, starts, baseline, fitted_on, params):

@@ -129,13 +129,11 @@ Predicted predict_kernel(const MeasuredSpace& space, const KernelDescription& ke
                                  .spill_bytes = stencil && demand > cap ? 4 * (demand - cap) : 0,
                                  .l1_cache_bytes = l1_cache_bytes(h100, device.shared_per_sm, shape.carveout,
                                                                   double(blocks_per_sm) * (shape.dynamic_smem + device.reserved_shared_per_block))};
-    const Prediction analytic = predict(h100, kernel_work(kernel, device, problem, row.config), launch);
-    const bool one_step = resolved.steps_per_launch == 1;  // as predict_entry: the correction learned one-step launches
-    const Prediction prediction = kernel.residual && one_step ? corrected(*kernel.residual, h100, analytic, launch) : analytic;
+    const Prediction prediction = predict_launch(kernel, h100, kernel_work(kernel, device, problem, row.config), launch, resolved.steps_per_launch);
     out.predicted.push_back(prediction.seconds);
     out.measured.push_back(row.seconds);
     out.terms.push_back(prediction);
-    out.features.push_back(residual_features(h100, analytic, launch));
+    out.features.push_back(residual_features(h100, prediction, launch));  // of its terms, which the correction leaves
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <blocktune/store.hpp>
 #include <blocktune/tuner.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,6 +29,12 @@ bool counts_work(const KernelDescription& kernel);
 // The kernel's work for one configuration: its own count where it has one,
 // else bytes_moved and flops.
 KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem, const Config& config);
+
+// The model's prediction for one launch of `kernel`, with the kernel's learned
+// correction (KernelDescription::residual) where it has one and the launch
+// advances one time step: the correction learned such launches only.
+Prediction predict_launch(const KernelDescription& kernel, const DeviceParameters& parameters, const KernelWork& work,
+                          const LaunchResources& launch, std::int64_t steps_per_launch);
 
 // The prediction for a launchable entry; nullopt for the others. The entry's
 // variant may hold estimated resources (ResourceEstimator) before it is compiled.

@@ -105,6 +105,10 @@ struct Prediction {
 
 Prediction predict(const DeviceParameters& device, const KernelWork& work, const LaunchResources& launch);
 
+// The throughput-bound time: the soft maximum (kOverlapExponent) of the DRAM,
+// L2, L1, shared-memory and issue terms.
+double throughput_bound(const Prediction& prediction);
+
 // The soft maximum of the throughput terms: units overlap, but not perfectly,
 // so a kernel near two limits runs slower than at either.
 inline constexpr double kOverlapExponent = 6;
