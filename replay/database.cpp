@@ -31,10 +31,14 @@ bool selected(const SessionSummary& session, const SessionSelector& selector) {
          contains_ignoring_case(session.device_name, selector.device);
 }
 
-Recording to_recording(const StoredSession& session) {
+Recording to_recording(const StoredSession& session, const std::vector<KernelRecord>& kernels) {
   Recording recording{.kernel = session.summary.kernel,
                       .problem = session.summary.problem.to_string(),
                       .device = session.summary.device_name};
+  const auto kernel = std::ranges::find_if(kernels, [&](const KernelRecord& k) {
+    return k.name == session.summary.kernel && k.source_hash == session.summary.source_hash;
+  });
+  if (kernel != kernels.end()) recording.default_config = kernel->default_config;
   for (const TrialRecord& trial : session.trials) {
     // Never measured, never compiled: outside the space a strategy searches.
     if (trial.outcome == Outcome::rejected_by_constraint) continue;
@@ -49,6 +53,7 @@ Recording to_recording(const StoredSession& session) {
   }
   // Sessions from before the model stored its predictions have none.
   if (std::ranges::none_of(recording.predicted_seconds, [](double s) { return std::isfinite(s); })) recording.predicted_seconds.clear();
+  start_from_default(recording);
   return recording;
 }
 
@@ -80,7 +85,7 @@ std::vector<Recording> recordings_from_database(const DatabaseContents& contents
                                          stored.empty() ? "none" : fmt::format("{}", fmt::join(stored, "; "))));
   }
   std::vector<Recording> recordings;
-  for (const StoredSession* session : chosen) recordings.push_back(to_recording(*session));
+  for (const StoredSession* session : chosen) recordings.push_back(to_recording(*session, contents.kernels));
   return recordings;
 }
 

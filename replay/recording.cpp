@@ -111,8 +111,8 @@ double parse_number(std::string_view text, std::string_view column) {
 
 std::string format_recording(const Recording& recording) {
   std::string text = fmt::format("{}{}\n", kMagic, kFormatVersion);
-  for (const auto& [key, value] :
-       {std::pair{"kernel", &recording.kernel}, {"problem", &recording.problem}, {"device", &recording.device}})
+  for (const auto& [key, value] : {std::pair{"kernel", &recording.kernel}, {"problem", &recording.problem},
+                                    {"device", &recording.device}, {"default", &recording.default_config}})
     if (!value->empty()) text += fmt::format("# {}: {}\n", key, *value);
 
   const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty(),
@@ -146,8 +146,10 @@ Recording parse_recording(std::string_view text) {
         fmt::format("format version {} is not supported (this blocktune reads {})", version, kFormatVersion));
 
   Recording recording;
-  const std::map<std::string_view, std::string*> notes = {
-      {"kernel", &recording.kernel}, {"problem", &recording.problem}, {"device", &recording.device}};
+  const std::map<std::string_view, std::string*> notes = {{"kernel", &recording.kernel},
+                                                           {"problem", &recording.problem},
+                                                           {"device", &recording.device},
+                                                           {"default", &recording.default_config}};
   for (; !csv.at_end() && csv.peek_line().starts_with('#'); csv.skip_line()) {
     const std::string_view note = csv.peek_line().substr(1);
     const std::size_t start = note.find_first_not_of(' '), colon = note.find(": ");
@@ -195,10 +197,31 @@ Recording parse_recording(std::string_view text) {
       throw std::runtime_error(fmt::format("line {}: {}", line, error.what()));
     }
   }
+  try {
+    start_from_default(recording);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("the note 'default': {}", error.what()));
+  }
   return recording;
 }
 
 }  // namespace
+
+void start_from_default(Recording& recording) {
+  recording.space.first.clear();
+  if (recording.default_config.empty()) return;
+  const Config wanted = Config::parse(recording.default_config);
+  // The same values, whatever order the note names them in.
+  const auto is_default = [&](const Config& config) {
+    return config.entries().size() == wanted.entries().size() && std::ranges::all_of(config.entries(), [&](const auto& entry) {
+             const Value* value = wanted.find(entry.first);
+             return value && *value == entry.second;
+           });
+  };
+  const auto& configs = recording.space.configs;
+  const auto found = std::ranges::find_if(configs, is_default);
+  if (found != configs.end()) recording.space.first = {static_cast<std::uint64_t>(found - configs.begin())};
+}
 
 std::vector<double> occupancy_model_score(const Recording& recording) {
   if (recording.occupancy.empty()) return {};

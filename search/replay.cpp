@@ -43,7 +43,7 @@ std::size_t evaluations_to_near_optimal(const RecordedSpace& space, const Listed
     return evaluate(i);
   };
   try {
-    strategy.run(candidates, model, until_near_optimal, Budget{}, seed);
+    strategy.run(candidates, model, until_near_optimal, Budget{}, seed, space.first);
   } catch (const NearOptimalReached&) {
   }
   return evaluations;
@@ -64,7 +64,7 @@ ModelScores listed_model_scores(std::vector<double> scores, bool are_times) {
 SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,
                     const ModelScores* model) {
   check_parallel(space);
-  return strategy.run(ListedCandidates(space.configs), model, recorded(space), budget, seed);
+  return strategy.run(ListedCandidates(space.configs), model, recorded(space), budget, seed, space.first);
 }
 
 SearchResult replay_sequence(const RecordedSpace& space, std::span<const std::uint64_t> candidates) {
@@ -182,11 +182,11 @@ ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, st
   };
   const Evaluator evaluate = recorded(space, measured);
   for (const std::uint64_t seed : seeds) {
-    const SearchResult timed = strategy.run(candidates, model, evaluate, Budget{.seconds = budget}, seed);
+    const SearchResult timed = strategy.run(candidates, model, evaluate, Budget{.seconds = budget}, seed, space.first);
     total_score += methodology_score(BestSoFar(timed), random, budget);
 
     const SearchResult short_run =
-        strategy.run(candidates, model, evaluate, Budget{.fraction = evaluation_fraction}, seed);
+        strategy.run(candidates, model, evaluate, Budget{.fraction = evaluation_fraction}, seed, space.first);
     if (short_run.best && random.optimum() / *space.time[*short_run.best] >= kNearOptimalSpeed) ++near_optimal_runs;
 
     total_evaluations += static_cast<double>(

@@ -289,14 +289,24 @@ std::optional<double> comparable(std::optional<double> time) {
 
 using TechniqueFactory = std::unique_ptr<Technique> (*)(Run&);
 
-// A technique driven through the Search interface; when it has no idea, a
-// random candidate not yet proposed.
+// A technique driven through the Search interface, after the candidates it
+// is to start from; when it has no idea, a random candidate not yet proposed.
 class TechniqueSearch final : public Search {
  public:
-  TechniqueSearch(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed, TechniqueFactory make)
-      : run_(space, model, seed), technique_(make(run_)) {}
+  TechniqueSearch(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed, TechniqueFactory make,
+                  std::vector<std::uint64_t> first)
+      : run_(space, model, seed), technique_(make(run_)), first_(std::move(first)) {
+    std::ranges::reverse(first_);  // taken from the back
+  }
 
   std::optional<std::uint64_t> propose() override {
+    while (!first_.empty()) {
+      const std::uint64_t candidate = first_.back();
+      first_.pop_back();
+      if (candidate >= run_.state.size() || run_.state.proposed(candidate)) continue;
+      run_.state.propose(candidate);
+      return candidate;
+    }
     auto candidate = technique_->propose();
     if (!candidate) candidate = run_.state.random_unproposed(run_.random);
     if (candidate) run_.state.propose(*candidate);
@@ -319,6 +329,7 @@ class TechniqueSearch final : public Search {
  private:
   Run run_;
   std::unique_ptr<Technique> technique_;
+  std::vector<std::uint64_t> first_;  // still to propose, the next at the back
 };
 
 struct StrategyEntry {
@@ -345,21 +356,27 @@ class TechniqueStrategy final : public Strategy {
 
   std::string name() const override { return std::string(entry_.name); }
 
-  std::unique_ptr<Search> start(const CandidateSpace& space, const ModelScores* model,
-                                std::uint64_t seed) const override {
+ private:
+  std::unique_ptr<Search> make_search(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed,
+                                      std::vector<std::uint64_t> first) const override {
     if (entry_.needs_model && !model)
       throw std::invalid_argument(fmt::format("the {} strategy needs model scores", entry_.name));
-    return std::make_unique<TechniqueSearch>(space, model, seed, entry_.make_technique);
+    return std::make_unique<TechniqueSearch>(space, model, seed, entry_.make_technique, std::move(first));
   }
 
- private:
+
   const StrategyEntry& entry_;
 };
 
 }  // namespace
 
+std::unique_ptr<Search> Strategy::start(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed,
+                                        std::span<const std::uint64_t> first) const {
+  return make_search(space, model, seed, {first.begin(), first.end()});
+}
+
 SearchResult Strategy::run(const CandidateSpace& space, const ModelScores* model, const Evaluator& evaluate,
-                           const Budget& budget, std::uint64_t seed) const {
+                           const Budget& budget, std::uint64_t seed, std::span<const std::uint64_t> first) const {
   std::optional<std::uint64_t> max_evaluations = budget.evaluations;
   if (budget.fraction) {
     // The tolerance keeps 0.1 * 1000 from rounding up to 101.
@@ -367,7 +384,7 @@ SearchResult Strategy::run(const CandidateSpace& space, const ModelScores* model
     const auto from_fraction = static_cast<std::uint64_t>(allowed);
     max_evaluations = std::min(max_evaluations.value_or(from_fraction), from_fraction);
   }
-  const auto search = start(space, model, seed);
+  const auto search = start(space, model, seed, first);
   SearchResult result;
   double spent_seconds = 0;
   std::optional<double> best_time;

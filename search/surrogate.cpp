@@ -26,9 +26,11 @@ namespace {
 // a correction of that weight per parameter value (a model that is right
 // within one coding and wrong across codings). A model that predicts what
 // this run measures keeps its weight; one that does not loses it, and the
-// search becomes the model-free one. The model's favourite is measured
-// first. It then measures a few candidates that cover the values measured
-// least, from the middle of the numeric parameters' ranges outwards (without
+// search becomes the model-free one. Of its own proposals, the model's
+// favourite comes first. (Candidates the search was started from, such as
+// tune's default configuration, are learned from like any measurement but
+// change nothing else of this plan.) It then measures a few candidates that
+// cover the values its proposals measured least, from the middle of the numeric parameters' ranges outwards (without
 // a model, the first is the most central: extremes are where the slowest and
 // costliest configurations lie, and until its first result a search stands
 // at the slowest time of the space); then proposes the candidate with the
@@ -120,8 +122,10 @@ class Surrogate final : public Technique {
   std::optional<std::uint64_t> propose() override {
     if (pool_.refill()) rebuild();
     const auto chosen = choose();
-    if (chosen)
+    if (chosen) {
       for (const std::uint32_t f : features_of(member(*chosen)).subspan(1, value_offset_.size())) ++value_measurements_[f];
+      ++own_proposals_;
+    }
     return chosen;
   }
 
@@ -181,9 +185,8 @@ class Surrogate final : public Technique {
   static constexpr double kConfidence = 1.0;  // standard deviations below the prediction
 
   std::optional<std::uint64_t> choose() {
-    const std::uint64_t proposals = run_.state.proposals();
-    if (proposals == 0 && has_prior_) return lowest_confidence_bound();  // the model's favourite
-    if (proposals < covering_) return least_measured_values();
+    if (own_proposals_ == 0 && has_prior_) return model_favourite();
+    if (own_proposals_ < covering_) return least_measured_values();
     if (run_.random.uniform() < kExplore) return run_.state.random_unproposed(run_.random);
     if (run_.random.uniform() < kLocal && run_.state.best()) {
       std::optional<std::pair<double, std::uint64_t>> favourite;
@@ -342,6 +345,19 @@ class Surrogate final : public Technique {
     }
   }
 
+  // The member not yet proposed that the model predicts fastest (by its
+  // prediction alone: the regression may have learned from the candidates
+  // the search was started from, and the favourite is the model's).
+  std::optional<std::uint64_t> model_favourite() const {
+    std::optional<std::pair<double, std::uint64_t>> favourite;
+    const auto& members = pool_.members();
+    for (std::size_t position = 0; position < members.size(); ++position)
+      if (!run_.state.proposed(members[position]) && (!favourite || std::pair(prior_[position], members[position]) < *favourite))
+        favourite = std::pair(prior_[position], members[position]);
+    if (!favourite) return std::nullopt;
+    return favourite->second;
+  }
+
   // Of the shortlist of members predicted fastest, the one whose prediction
   // minus kConfidence standard deviations is lowest.
   std::optional<std::uint64_t> lowest_confidence_bound() {
@@ -421,6 +437,7 @@ class Surrogate final : public Technique {
   std::vector<double> gap_;                                // per value feature, by update_gaps()
   const std::uint64_t covering_ =
       std::clamp<std::uint64_t>(run_.state.size() / kCandidatesPerStart, kStartMinimum, kStart);  // see kStart
+  std::uint64_t own_proposals_ = 0;  // not counting the candidates it was started from
   std::size_t learned_ = 0;
   double squared_errors_ = 0;  // of each prediction just before its measurement was learned
   double slowest_ = -std::numeric_limits<double>::infinity();  // log time

@@ -270,7 +270,12 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   if (options.use_model && !use_model)
     result.model_note = "the kernel counts no work (objective bytes_moved or flops, or work; docs/specs.md), so the search runs without "
                         "the execution-time model";
-  const auto search = make_strategy(options.strategy)->start(space, use_model ? &scores : nullptr, options.seed);
+  // The default configuration is measured first: it is compiled anyway, as
+  // the reference for correctness, and the report's speed-up is against it.
+  std::vector<std::uint64_t> first;
+  if (!kernel.default_config.empty())
+    if (const auto index = space.index_of(default_entry.config)) first.push_back(*index);
+  const auto search = make_strategy(options.strategy)->start(space, use_model ? &scores : nullptr, options.seed, first);
   const std::size_t lookahead = options.lookahead > 0 ? options.lookahead : pool.workers() + 1;
   std::deque<Proposal> queue;
   // Configurations that differ only in launch settings share a variant: one

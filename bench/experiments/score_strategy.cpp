@@ -4,7 +4,8 @@
 // and unlimited runs, for sweeping a strategy's constants quickly. MODE is
 // `model` (the model scores replay run would give) or `none`; models made
 // wrong on purpose are recorded spaces written by perturb_predictions.py.
-// Each space's line ends with the standard error of its mean over the seeds
+// With --no-default before the spaces, the kernel's default configuration
+// (the recording's note) is not measured first. Each space's line ends with the standard error of its mean over the seeds
 // (the spread of the seeds' scores over sqrt(N)): two strategies differ by
 // more than noise only where their means differ by a few of them.
 // Build (from the repository root, after a build in build/; one command):
@@ -30,15 +31,18 @@ int main(int argc, char** argv) {
   const std::string_view mode = argc > 2 ? argv[2] : "";
   const int seeds = argc > 3 ? std::atoi(argv[3]) : 0;
   if (argc < 5 || (mode != "model" && mode != "none") || seeds < 1) {
-    fmt::print(stderr, "usage: {} STRATEGY model|none SEEDS SPACE...\n", argv[0]);
+    fmt::print(stderr, "usage: {} STRATEGY model|none SEEDS [--no-default] SPACE...\n", argv[0]);
     return 2;
   }
   const auto strategy = make_strategy(argv[1]);
+  const bool from_default = std::string_view(argv[4]) != "--no-default";
+  const int first_space = from_default ? 4 : 5;
   double total = 0;
-  for (int a = 4; a < argc; ++a) {
+  for (int a = first_space; a < argc; ++a) {
     const std::filesystem::path file = argv[a];
-    const Recording recording = file.string().find(".json") != std::string::npos ? read_kernel_tuner_recording(file)
-                                                                                 : read_recording(file);
+    Recording recording = file.string().find(".json") != std::string::npos ? read_kernel_tuner_recording(file)
+                                                                           : read_recording(file);
+    if (!from_default) recording.space.first.clear();
     const auto model = mode == "model" ? recorded_model_scores(recording) : std::nullopt;
     const RandomBaseline random(recording.space);
     const double budget = random.budget_seconds();
@@ -56,5 +60,5 @@ int main(int argc, char** argv) {
                score, std::sqrt(variance / seeds));
     total += score;
   }
-  fmt::print("{:<70} {:>7.3f}\n", "MEAN", total / (argc - 4));
+  fmt::print("{:<70} {:>7.3f}\n", "MEAN", total / (argc - first_space));
 }

@@ -48,6 +48,8 @@ void check_equal(const Recording& read, const Recording& written) {
   CHECK(read.compile_seconds == written.compile_seconds);
   CHECK(read.occupancy == written.occupancy);
   CHECK(read.registers == written.registers);
+  CHECK(read.default_config == written.default_config);
+  CHECK(read.space.first == written.space.first);
 }
 
 void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
@@ -99,7 +101,10 @@ TEST_CASE("Every committed recorded space loads and is well-formed") {
 
 TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   const TempDir dir;
-  const Recording written = tricky_recording();
+  Recording written = tricky_recording();
+  written.default_config = "block_x=128,variant=plain";
+  start_from_default(written);
+  CHECK(written.space.first == std::vector<std::uint64_t>{2});
 
   write_recording(dir / "space.csv.gz", written);
   check_equal(read_recording(dir / "space.csv.gz"), written);
@@ -179,6 +184,7 @@ TEST_CASE("Malformed recorded-space files are reported with the file and line") 
   check(kHeader + "\"a=1\",ok,0.5\n", "line 3: 3 fields, expected 4");
   check(kHeader + "\"a=1,ok,0.5,1\n", "quoted field is not closed");
   check(kHeader + "\"a=\"\"x\",ok,0.5,1\n", "line 3: ");
+  check("# blocktune recorded space 1\n# default: a\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n", "the note 'default': ");
   CHECK_THROWS_WITH(read_recording(dir / "missing.csv.gz"),
                     Catch::Contains("cannot open") && Catch::Contains("missing.csv.gz"));
 
@@ -200,4 +206,33 @@ TEST_CASE("The occupancy model ranks higher occupancy first, then fewer register
   recording.registers = {32, 40, 32, 32, 32, 0};
   CHECK(occupancy_model_score(recording) == std::vector<double>{2, 1, 0, 2, 0, 3});
   CHECK(occupancy_model_score(Recording{}).empty());
+}
+
+// Replays measure the kernel's default configuration first, as tune does; a
+// default the constraints rejected on that device is not in the recording,
+// and then nothing is measured first.
+TEST_CASE("A recording's default configuration is where its replays start") {
+  const TempDir dir;
+  Recording recording = tricky_recording();
+  for (const char* missing : {"", "block_x=256,variant=plain"}) {
+    recording.default_config = missing;
+    start_from_default(recording);
+    CHECK(recording.space.first.empty());
+  }
+  // Found whatever the order the note names the parameters in.
+  write_text(dir / "ordered.csv", "# blocktune recorded space 1\n# default: b=x,a=2\n" + kHeader.substr(29) +
+                                      "\"a=1,b=x\",ok,0.5,1\n\"a=2,b=x\",ok,0.25,1\n");
+  const Recording read = read_recording(dir / "ordered.csv");
+  CHECK(read.space.first == std::vector<std::uint64_t>{1});
+  const SearchResult replayed = replay(read.space, *make_strategy("random"), {.evaluations = 1}, 1);
+  REQUIRE(replayed.history.size() == 1);
+  CHECK(replayed.history.front().first == 1);
+
+  // Every committed recording made by blocktune names its kernel's default, which is in its space.
+  for (const auto& file : committed_spaces()) {
+    INFO(file.string());
+    const Recording committed = read_recording(file);
+    CHECK_FALSE(committed.default_config.empty());
+    CHECK(committed.space.first.size() == 1);
+  }
 }

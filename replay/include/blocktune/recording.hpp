@@ -51,7 +51,18 @@ struct Recording {
   // Parallel to space.configs, or empty where the source does not say: the
   // execution-time model's prediction in seconds, as the tuner had it.
   std::vector<double> predicted_seconds;
+  // The kernel's default configuration (Config::to_string()); empty where the
+  // source does not say. Replays measure it first, as tune does: see
+  // start_from_default.
+  std::string default_config;
 };
+
+// Sets recording.space.first to the index of its default configuration (the
+// same values, in any order), or
+// clears it where there is none or it is not in the space (the constraints
+// rejected it on that device, as tune then measures no default either).
+// Throws std::runtime_error for a default that is not configuration text.
+void start_from_default(Recording& recording);
 
 // The tuner's static ranking as model scores (lower = predicted faster):
 // higher occupancy first, then fewer registers; equal facts score equal.
@@ -73,6 +84,7 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 //   # kernel: stencil3d_r1
 //   # problem: 512x512x512
 //   # device: NVIDIA H100 80GB HBM3
+//   # default: block_x=32,block_y=16,...,carveout=-1
 //   config,outcome,time_s,cost_s,compile_s,occupancy,registers,predicted_s
 //   "block_x=32,block_y=1,...,carveout=-1",ok,0.0012564799785614,0.962946178,0.152560156,1,24,0.00119
 //
@@ -86,7 +98,8 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 // configuration the model could not predict has an empty predicted_s).
 // Numbers are the shortest text that reads back as the same double. Lines
 // starting with '#' before the header hold "key: value" notes; kernel,
-// problem and device are read back, others are for people.
+// problem, device and default (the kernel's default configuration, measured
+// first by replays) are read back, others are for people.
 
 // Throws std::runtime_error naming the file (and the line, for bad content).
 Recording read_recording(const std::filesystem::path& path);

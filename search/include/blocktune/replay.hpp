@@ -23,6 +23,9 @@ struct RecordedSpace {
   std::vector<Config> configs;
   std::vector<std::optional<double>> time;  // kernel time in seconds; empty = failed
   std::vector<double> cost_seconds;         // what measuring it took (compile + benchmark)
+  // Candidates every replayed strategy measures first, as tune would (its
+  // kernel's default configuration, where the recording names one).
+  std::vector<std::uint64_t> first;
 };
 
 // Model scores listed per candidate, candidate i's at scores[i]. Asking for

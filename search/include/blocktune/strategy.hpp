@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,16 +91,26 @@ class Strategy {
   virtual ~Strategy() = default;
   virtual std::string name() const = 0;
   // `model`, where given, ranks the candidates; strategies that do not use a
-  // model ignore it. Throws std::invalid_argument, before anything is
-  // proposed, where the strategy needs a model that is not given. `space` and
-  // `model` must outlive the search.
-  virtual std::unique_ptr<Search> start(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed) const = 0;
+  // model ignore it. `first` are proposed before anything the strategy
+  // chooses, in that order, and learned from like its own proposals: tune's
+  // is the kernel's default configuration, which it compiles anyway as the
+  // reference for correctness, and which the report's speed-up is against
+  // (repeats and candidates outside the space are skipped). Throws
+  // std::invalid_argument, before anything is proposed, where the strategy
+  // needs a model that is not given. `space` and `model` must outlive the
+  // search.
+  std::unique_ptr<Search> start(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed,
+                                std::span<const std::uint64_t> first = {}) const;
 
   // One candidate at a time: propose, evaluate, tell, until the budget or the
   // space runs out. Throws std::invalid_argument for a model score that is
   // not finite.
   SearchResult run(const CandidateSpace& space, const ModelScores* model, const Evaluator& evaluate, const Budget& budget,
-                   std::uint64_t seed) const;
+                   std::uint64_t seed, std::span<const std::uint64_t> first = {}) const;
+
+ private:
+  virtual std::unique_ptr<Search> make_search(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed,
+                                              std::vector<std::uint64_t> first) const = 0;
 };
 
 // exhaustive  every candidate in list order
