@@ -364,7 +364,6 @@ class TechniqueStrategy final : public Strategy {
     return std::make_unique<TechniqueSearch>(space, model, seed, entry_.make_technique, std::move(first));
   }
 
-
   const StrategyEntry& entry_;
 };
 

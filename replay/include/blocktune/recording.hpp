@@ -58,9 +58,9 @@ struct Recording {
 };
 
 // Sets recording.space.first to the index of its default configuration (the
-// same values, in any order), or
-// clears it where there is none or it is not in the space (the constraints
-// rejected it on that device, as tune then measures no default either).
+// same values, in any order), or clears it where there is none or it is not
+// in the space (the constraints rejected it on that device, and tune then
+// measures no default either).
 // Throws std::runtime_error for a default that is not configuration text.
 void start_from_default(Recording& recording);
 
