@@ -295,14 +295,11 @@ class TechniqueSearch final : public Search {
  public:
   TechniqueSearch(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed, TechniqueFactory make,
                   std::vector<std::uint64_t> first)
-      : run_(space, model, seed), technique_(make(run_)), first_(std::move(first)) {
-    std::ranges::reverse(first_);  // taken from the back
-  }
+      : run_(space, model, seed), technique_(make(run_)), first_(std::move(first)) {}
 
   std::optional<std::uint64_t> propose() override {
-    while (!first_.empty()) {
-      const std::uint64_t candidate = first_.back();
-      first_.pop_back();
+    while (next_first_ < first_.size()) {
+      const std::uint64_t candidate = first_[next_first_++];
       if (candidate >= run_.state.size() || run_.state.proposed(candidate)) continue;
       run_.state.propose(candidate);
       return candidate;
@@ -329,7 +326,8 @@ class TechniqueSearch final : public Search {
  private:
   Run run_;
   std::unique_ptr<Technique> technique_;
-  std::vector<std::uint64_t> first_;  // still to propose, the next at the back
+  std::vector<std::uint64_t> first_;  // to propose before the technique's own, from next_first_ on
+  std::size_t next_first_ = 0;
 };
 
 struct StrategyEntry {

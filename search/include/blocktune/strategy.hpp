@@ -132,7 +132,8 @@ class Strategy {
 //             measurements, proposes the candidate with the lowest confidence
 //             bound; mixed with moves to neighbours of the best and random
 //             candidates; starts from predicted times where the model
-//             scores are times (its prior; the model's favourite first)
+//             scores are times (its prior; the model's favourite first of
+//             its own proposals)
 std::vector<std::string> strategy_names();
 std::unique_ptr<Strategy> make_strategy(std::string_view name);  // throws std::invalid_argument listing the names
 
