@@ -55,7 +55,13 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
     throw std::invalid_argument("device parameters need the SM count, clock, DRAM and L2 bandwidth");
   if (launch.blocks < 1 || launch.threads_per_block < 1 || launch.blocks_per_sm < 1)
     throw std::invalid_argument("a launch needs at least one block, one thread and one block per SM");
-  const double sm_clocks = d.sm_count * d.sm_clock_hz;  // SM-cycles per second, all SMs
+  // SM-cycles per second of the SMs with work: blocks go one to an SM before
+  // any SM takes a second, so a launch of fewer blocks than SMs leaves the rest
+  // idle, and its L1, shared-memory and issue work is shared by its blocks' SMs
+  // only (matmul 1024^3 on an H200, 64 tiles of 128x128: measured 1.9x slower
+  // than predicted when all 132 SMs were counted; bench/results/model/README.md).
+  const double busy_sms = std::min<double>(d.sm_count, launch.blocks);
+  const double sm_clocks = busy_sms * d.sm_clock_hz;
   const double threads = launch.blocks * launch.threads_per_block;
   Prediction p;
   p.dram = w.dram_bytes / d.dram_bandwidth;

@@ -49,6 +49,22 @@ TEST_CASE("the last blocks finish spread over a block's lifetime: half of it is 
   CHECK(two.seconds - many.seconds == Approx(two.tail - many.tail + two.latency - many.latency));
 }
 
+TEST_CASE("a launch of fewer blocks than SMs shares its on-chip work among its blocks' SMs only, not its DRAM traffic") {
+  KernelWork w;
+  w.dram_bytes = w.l2_bytes = 1e8;
+  w.l1_wavefronts = w.shared_wavefronts = 1e7;
+  w.warp_instructions = 1e8;
+  const DeviceParameters d = gpu();
+  const auto blocks = [&](double count) { return predict(d, w, {.blocks = count, .threads_per_block = 256, .blocks_per_sm = 8}); };
+  const Prediction full = blocks(d.sm_count), many = blocks(8.0 * d.sm_count), half = blocks(d.sm_count / 2.0);
+  CHECK(many.issue == Approx(full.issue));  // every SM has work either way
+  CHECK(half.issue == Approx(2 * full.issue));
+  CHECK(half.l1 == Approx(2 * full.l1));
+  CHECK(half.shared == Approx(2 * full.shared));
+  CHECK(half.dram == Approx(full.dram));
+  CHECK(half.l2 == Approx(full.l2));
+}
+
 TEST_CASE("fewer resident blocks or longer dependent chains raise the latency term, not the throughput terms") {
   KernelWork w;
   w.dram_bytes = w.l2_bytes = 1e8;
