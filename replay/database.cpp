@@ -53,6 +53,7 @@ Recording to_recording(const StoredSession& session, const std::vector<KernelRec
   }
   // Sessions from before the model stored its predictions have none.
   if (std::ranges::none_of(recording.predicted_seconds, [](double s) { return std::isfinite(s); })) recording.predicted_seconds.clear();
+  separate_start_up(recording);
   start_from_default(recording);
   return recording;
 }

@@ -197,6 +197,7 @@ Recording parse_recording(std::string_view text) {
       throw std::runtime_error(fmt::format("line {}: {}", line, error.what()));
     }
   }
+  separate_start_up(recording);
   try {
     start_from_default(recording);
   } catch (const std::exception& error) {
@@ -206,6 +207,17 @@ Recording parse_recording(std::string_view text) {
 }
 
 }  // namespace
+
+void separate_start_up(Recording& recording) {
+  RecordedSpace& space = recording.space;
+  space.start_up_seconds = 0;
+  if (recording.compile_seconds.size() != space.cost_seconds.size() || space.cost_seconds.size() < 3) return;
+  std::vector<double> others;  // the other rows' costs apart from compiling
+  for (std::size_t i = 1; i < space.cost_seconds.size(); ++i) others.push_back(space.cost_seconds[i] - recording.compile_seconds[i]);
+  const auto middle = others.begin() + static_cast<std::ptrdiff_t>(others.size() / 2);
+  std::ranges::nth_element(others, middle);
+  space.start_up_seconds = std::max(0.0, space.cost_seconds[0] - recording.compile_seconds[0] - *middle);
+}
 
 void start_from_default(Recording& recording) {
   recording.space.first.clear();

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <functional>
 #include <iterator>
-#include <numeric>
 #include <stdexcept>
 
 namespace blocktune {
@@ -19,6 +18,12 @@ void check_parallel(const RecordedSpace& space) {
                                             space.configs.size(), space.time.size(), space.cost_seconds.size()));
 }
 
+// What measuring candidate i costs a replayed search: its recorded cost, less
+// the recording run's start-up where i was the run's first measurement.
+double cost_of(const RecordedSpace& space, std::uint64_t i) {
+  return i == 0 ? std::max(0.0, space.cost_seconds[0] - space.start_up_seconds) : space.cost_seconds[i];
+}
+
 // Thrown by the evaluator of an unlimited replay to end it at its first
 // near-optimal measurement: what comes after it does not matter.
 struct NearOptimalReached {};
@@ -27,7 +32,7 @@ struct NearOptimalReached {};
 Evaluator recorded(const RecordedSpace& space, const std::function<void()>& progress = {}) {
   return [&space, progress](std::uint64_t i) {
     if (progress) progress();
-    return Evaluation{space.time[i], space.cost_seconds[i]};
+    return Evaluation{space.time[i], cost_of(space, i)};
   };
 }
 
@@ -78,7 +83,7 @@ SearchResult replay_sequence(const RecordedSpace& space, std::span<const std::ui
                                               candidate, position + 1, space.configs.size()));
     if (measured[candidate]) continue;
     measured[candidate] = true;
-    result.history.emplace_back(candidate, Evaluation{space.time[candidate], space.cost_seconds[candidate]});
+    result.history.emplace_back(candidate, Evaluation{space.time[candidate], cost_of(space, candidate)});
     if (space.time[candidate] && (!result.best || *space.time[candidate] < *space.time[*result.best]))
       result.best = candidate;
   }
@@ -108,8 +113,9 @@ RandomBaseline::RandomBaseline(const RecordedSpace& space) : space_size_(space.c
     if (time) sorted_times_.push_back(*time);
   if (sorted_times_.empty()) throw std::invalid_argument("no configuration of the recorded space succeeded");
   std::sort(sorted_times_.begin(), sorted_times_.end());
-  mean_cost_ = std::accumulate(space.cost_seconds.begin(), space.cost_seconds.end(), 0.0) /
-               static_cast<double>(space_size_);
+  double costs = 0;
+  for (std::uint64_t i = 0; i < space_size_; ++i) costs += cost_of(space, i);
+  mean_cost_ = costs / static_cast<double>(space_size_);
 }
 
 double RandomBaseline::expected_best(std::size_t draws) const {

@@ -50,6 +50,7 @@ void check_equal(const Recording& read, const Recording& written) {
   CHECK(read.registers == written.registers);
   CHECK(read.default_config == written.default_config);
   CHECK(read.space.first == written.space.first);
+  CHECK(read.space.start_up_seconds == written.space.start_up_seconds);
 }
 
 void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
@@ -99,12 +100,52 @@ TEST_CASE("Every committed recorded space loads and is well-formed") {
   CHECK(kernels.size() >= 3);  // the stencil family and at least two other kernels
 }
 
+TEST_CASE("The recording run's start-up, in its first row's cost, is charged to no replayed search") {
+  Recording recording{.kernel = "tiny"};
+  for (int i = 0; i < 5; ++i) recording.space.configs.push_back(Config::parse("block_x=" + std::to_string(32 * (i + 1))));
+  recording.space.time = {2e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+  recording.space.cost_seconds = {1.2, 0.3, 0.25, 0.35, 0.3};
+  recording.compile_seconds = {0.2, 0.2, 0.15, 0.2, 0.2};  // apart from compiling: 1.0, then 0.1, 0.1, 0.15, 0.1
+  separate_start_up(recording);
+  const RecordedSpace& space = recording.space;
+  CHECK(space.start_up_seconds == Approx(0.9));
+
+  // Whichever search measures the first row pays only its typical cost there, random search included.
+  const std::uint64_t order[] = {0, 1};
+  const SearchResult measured = replay_sequence(space, order);
+  REQUIRE(measured.history.size() == 2);
+  CHECK(measured.history[0].second.cost_seconds == Approx(0.3));
+  CHECK(measured.history[1].second.cost_seconds == Approx(0.3));
+  CHECK(RandomBaseline(space).mean_cost() == Approx((0.3 + 0.3 + 0.25 + 0.35 + 0.3) / 5));
+
+  // Without compile times the rows are in no known order (Kernel Tuner caches): nothing is separated.
+  Recording unordered = recording;
+  unordered.compile_seconds.clear();
+  separate_start_up(unordered);
+  CHECK(unordered.space.start_up_seconds == 0);
+  CHECK(replay_sequence(unordered.space, order).history[0].second.cost_seconds == Approx(1.2));
+
+  // A first row that cost no more than the others has none.
+  recording.space.cost_seconds[0] = 0.25;
+  separate_start_up(recording);
+  CHECK(recording.space.start_up_seconds == 0);
+
+  // Every committed recording's run paid one (0.01 s to 1.3 s), read with it.
+  for (const auto& file : committed_spaces()) {
+    INFO(file.filename().string());
+    const RecordedSpace committed = read_recording(file).space;
+    CHECK(committed.start_up_seconds > 0.01);
+    CHECK(committed.start_up_seconds < committed.cost_seconds[0]);
+  }
+}
+
 TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   const TempDir dir;
   Recording written = tricky_recording();
   written.default_config = "block_x=128,variant=plain";
   start_from_default(written);
   CHECK(written.space.first == std::vector<std::uint64_t>{2});
+  separate_start_up(written);
 
   write_recording(dir / "space.csv.gz", written);
   check_equal(read_recording(dir / "space.csv.gz"), written);
@@ -125,6 +166,7 @@ TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   bare.compile_seconds.clear();
   bare.occupancy.clear();
   bare.registers.clear();
+  separate_start_up(bare);  // without compile times, none
   write_recording(dir / "bare.csv.gz", bare);
   check_equal(read_recording(dir / "bare.csv.gz"), bare);
 

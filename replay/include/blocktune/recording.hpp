@@ -64,6 +64,16 @@ struct Recording {
 // Throws std::runtime_error for a default that is not configuration text.
 void start_from_default(Recording& recording);
 
+// Sets recording.space.start_up_seconds: what the first row (the recording
+// run's first measurement: rows are in measurement order) cost apart from
+// compiling beyond the median of the other rows, which is the run's one-time
+// start-up (its first launch, the reference output). A replay charged it to the
+// searches that happen to measure that configuration, and only those: 0.15 s
+// of a 3.5 s budget on blur, the default's row. 0 where the recording has no
+// compile times (Kernel Tuner caches, whose rows are in no order) or fewer
+// than 3 rows.
+void separate_start_up(Recording& recording);
+
 // The tuner's static ranking as model scores (lower = predicted faster):
 // higher occupancy first, then fewer registers; equal facts score equal.
 // Empty where the recording has no occupancy.

@@ -26,6 +26,10 @@ struct RecordedSpace {
   // Candidates every replayed strategy measures first, as tune would (its
   // kernel's default configuration, where the recording names one).
   std::vector<std::uint64_t> first;
+  // The part of cost_seconds[0] that was the recording run's one-time start-up
+  // (its first launch, the reference output), where known: every search pays
+  // it once, whatever it measures first, so replays charge it to none.
+  double start_up_seconds = 0;
 };
 
 // Model scores listed per candidate, candidate i's at scores[i]. Asking for
