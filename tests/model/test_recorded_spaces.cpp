@@ -431,8 +431,9 @@ std::vector<std::filesystem::path> held_out_h200_files() {
 // SMs). matmul 1024^3 (h200-held-out-default) is where the busy SMs were found: 64 tiles of 128 x 128 measured 1.9x
 // what the model predicted; matmul 2048x512x1024 (h200-held-out-2) is out of sample for it.
 TEST_CASE("the model ranks the held-out H200 recordings") {
-  std::map<std::string, std::pair<SpaceFigures, SpaceFigures>> figures;  // today's, and as stored by tune
-  for (const auto& file : held_out_h200_files()) {
+  const auto files = held_out_h200_files();
+  REQUIRE(files.size() == 11);
+  for (const auto& file : files) {
     const MeasuredSpace space = load_space(file);
     INFO(space.name);
     Predicted stored;
@@ -440,8 +441,7 @@ TEST_CASE("the model ranks the held-out H200 recordings") {
       stored.predicted.push_back(space.recording.predicted_seconds.at(i));
       stored.measured.push_back(space.rows[i].seconds);
     }
-    const auto& [today, then] = figures[file.filename().string()] =
-        std::pair(evaluate(predict_space(space, h200_parameters(false))), evaluate(stored));
+    const SpaceFigures today = evaluate(predict_space(space, h200_parameters(false))), then = evaluate(stored);
     fmt::print("{:<46} {:>6} Spearman {:6.3f} (stored {:6.3f})  top-10 best {:6.3f}x (stored {:6.3f}x)\n", space.name, space.rows.size(),
                today.spearman, then.spearman, today.best_in_top10, then.best_in_top10);
     // The busy SMs change only launches of fewer blocks than SMs: nowhere worse (reached: the same within 0.003).
@@ -449,7 +449,6 @@ TEST_CASE("the model ranks the held-out H200 recordings") {
     // Both matmul spaces have such launches (reached 0.527 -> 0.571 and 0.529 -> 0.573).
     if (space.name.starts_with("matmul_tiled")) CHECK(today.spearman >= then.spearman + 0.03);
   }
-  REQUIRE(figures.size() == 11);
 }
 
 // The held-out H200 recordings with today's predictions (the parameters of the test above) in place of those `tune`
@@ -457,8 +456,9 @@ TEST_CASE("the model ranks the held-out H200 recordings") {
 //   test_model "[.held-out-predictions]"
 TEST_CASE("write today's predictions into copies of the held-out H200 recordings", "[.held-out-predictions]") {
   for (const auto& file : held_out_h200_files()) {
-    Recording recording = read_recording(file);
-    recording.predicted_seconds = predict_space(load_space(file), h200_parameters(false)).predicted;
+    const MeasuredSpace space = load_space(file);
+    Recording recording = space.recording;
+    recording.predicted_seconds = predict_space(space, h200_parameters(false)).predicted;
     write_recording(file.filename().string(), recording);
     fmt::print("{}: {} predictions of today's model\n", file.filename().string(), recording.predicted_seconds.size());
   }
