@@ -414,10 +414,10 @@ TEST_CASE("the model ranks the two H200 shapes recorded after it was final") {
 namespace {
 
 // The held-out H200 recordings (bench/results/spaces/h200-held-out-*): new problem sizes of the example kernels, blur
-// and two stencil shapes, each recorded after the strategy and the model it was held out from were final.
+// and stencil shapes, each recorded after the strategy and the model it was held out from were final.
 std::vector<std::filesystem::path> held_out_h200_files() {
   std::vector<std::filesystem::path> files;
-  for (const std::string_view folder : {"h200-held-out-default", "h200-held-out-2"})
+  for (const std::string_view folder : {"h200-held-out-default", "h200-held-out-2", "h200-held-out-3"})
     for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces" / folder))
       if (entry.path().string().ends_with(".csv.gz")) files.push_back(entry.path());
   std::ranges::sort(files);
@@ -427,12 +427,14 @@ std::vector<std::filesystem::path> held_out_h200_files() {
 }  // namespace
 
 // The model on the held-out H200 recordings, with the parameters `tune` has on an H200 (the sm_90 profile and the
-// copy bandwidth, taken as 4200 GB/s for every run) and as `tune` stored them (the model of c85dff4, before the busy
-// SMs). matmul 1024^3 (h200-held-out-default) is where the busy SMs were found: 64 tiles of 128 x 128 measured 1.9x
-// what the model predicted; matmul 2048x512x1024 (h200-held-out-2) is out of sample for it.
+// copy bandwidth, taken as 4200 GB/s for every run) and as `tune` stored them (the first two sets by the model of
+// c85dff4, the third by 861dc38's, with the busy SMs). Two matmul changes were found on the first two sets' matmul
+// spaces: the busy SMs (64 tiles of 128 x 128 on 132 SMs measured 1.9x what the model predicted) and the staging
+// loads a thread waits for one by one (the spec's rounds: each element sits behind its own bounds check). The third
+// set was recorded before either was judged on it (matmul 512x512x4096: 0.352 -> 0.738; bench/results/model/README.md).
 TEST_CASE("the model ranks the held-out H200 recordings") {
   const auto files = held_out_h200_files();
-  REQUIRE(files.size() == 11);
+  REQUIRE(files.size() == 18);
   for (const auto& file : files) {
     const MeasuredSpace space = load_space(file);
     INFO(space.name);
@@ -444,10 +446,14 @@ TEST_CASE("the model ranks the held-out H200 recordings") {
     const SpaceFigures today = evaluate(predict_space(space, h200_parameters(false))), then = evaluate(stored);
     fmt::print("{:<46} {:>6} Spearman {:6.3f} (stored {:6.3f})  top-10 best {:6.3f}x (stored {:6.3f}x)\n", space.name, space.rows.size(),
                today.spearman, then.spearman, today.best_in_top10, then.best_in_top10);
-    // The busy SMs change only launches of fewer blocks than SMs: nowhere worse (reached: the same within 0.003).
+    // Both changes touch matmul only (the busy SMs only launches of fewer blocks than SMs): nowhere worse (reached:
+    // the same within 0.003).
     CHECK(today.spearman >= then.spearman - 0.01);
-    // Both matmul spaces have such launches (reached 0.527 -> 0.571 and 0.529 -> 0.573).
-    if (space.name.starts_with("matmul_tiled")) CHECK(today.spearman >= then.spearman + 0.03);
+    // Reached 0.741, 0.746, 0.915 and 0.738, the best of the top 10 within 5% on all four (stored: 0.35-0.92, up to 1.40x).
+    if (space.name.starts_with("matmul_tiled")) {
+      CHECK(today.spearman >= 0.7);
+      CHECK(today.best_in_top10 <= 1.05);
+    }
   }
 }
 
