@@ -90,10 +90,11 @@ KernelDescription stencil3d(int radius, ElementType type) {
   if (f64) k.options.push_back("-DREAL=double");
 
   // The codings of seeds 000 and 001 (see stencil3d.cu) and the launch shape.
-  k.space.add_parameter({"block_x", {32, 64, 128, 256}});
-  k.space.add_parameter({"block_y", {1, 2, 4, 8, 16}});
+  k.space.add_parameter({"block_x", {16, 32, 64, 128, 256}});
+  k.space.add_parameter({"block_y", {1, 2, 4, 8, 16, 32}});
   k.space.add_parameter({"block_z", {1, 2, 4}});
-  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP"), std::string("STREAM"), std::string("RING")}});
+  k.space.add_parameter({"strategy", {std::string("BASE"), std::string("CSL"), std::string("COMP"), std::string("STREAM"), std::string("RING"),
+                                         std::string("PLANE")}});
   k.space.add_parameter({"zloop", {std::string("NONE"), std::string("INTZ"), std::string("REG")}});
   k.space.add_parameter({"z_chunk", {1, 8, 16, 32, 64, 128}});
   k.space.add_parameter({"vx", {1, 2, 4}});
@@ -103,10 +104,13 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_constraint("block_x * block_y * block_z <= max_threads_per_block");
 
   k.space.add_constraint("block_x * block_y * block_z >= 64");
+  // Blocks 16 threads wide or 32 high only for PLANE: 16 x 16 threads of
+  // 4-point vectors make its 64-point tile, 16 x 32 with 2 rows each a 64 x 64 one.
+  k.space.add_constraint(R"(strategy == "PLANE" ? block_x <= 64 : block_x >= 32 && block_y <= 16)");
   // A z loop walks a chunk of planes; without one each thread takes one plane.
-  // STREAM's chunks may be longer: each one warms up 2 * fused_steps * radius planes.
+  // STREAM's and PLANE's chunks may be longer: each one warms up 2 * fused_steps * radius planes.
   k.space.add_constraint(R"(zloop == "NONE" ? z_chunk == 1 : z_chunk > 1 && block_z == 1)");
-  k.space.add_constraint(R"(z_chunk <= 64 || strategy == "STREAM")");
+  k.space.add_constraint(R"(z_chunk <= 64 || strategy == "STREAM" || strategy == "PLANE")");
   k.space.add_constraint("nx % vx == 0");  // vector loads stay aligned
   // COMP's tiles (stencil3d.cu): the block's rows and R rows either side, its
   // columns and `lead` >= R columns either side (a multiple of the vector and of
@@ -117,17 +121,18 @@ KernelDescription stencil3d(int radius, ElementType type) {
   const std::string comp_smem = fmt::format("block_z * (z_chunk > 1 ? 2 : 1) * (block_y * py + {}) * (block_x * vx + 2 * {}) * {}",
                                             2 * radius, comp_lead, size_of(type));
   k.space.add_constraint(fmt::format(R"(strategy != "COMP" || {} <= max_shared_per_block)", comp_smem));
-  // STREAM is the only coding that fuses steps. A warp spans its tile's width;
-  // it streams z through a register ring (REG) of fused_steps x (2 * radius + 1)
+  // STREAM and PLANE are the codings that fuse steps (STREAM: a warp spans its
+  // tile's width). Each streams z through a register ring (REG) of fused_steps x (2 * radius + 1)
   // planes x py x vx values; it warms up 2 * fused_steps * radius planes per
   // chunk, so short chunks are pointless; it needs shared memory, so no zero
   // carveout. The other codings' register queue (REG) of 2 * radius + 1 planes
   // x py x vx values keeps to 64 registers. STREAM's and RING's loads in flight
   // sit in shared memory, not registers, so their rings may take more: RING's 96
-  // registers (48 FP64 values), STREAM's 96 FP32 or 64 FP64 values (ptxas fits
-  // a 96-value FP32 ring in 115-128 registers without spilling, at 512 threads
-  // a block).
-  k.space.add_constraint(fmt::format(R"(strategy == "STREAM" ? block_x == 32 && zloop == "REG" && z_chunk >= 16 && carveout != 0 && )"
+  // registers (48 FP64 values), STREAM's and PLANE's 96 FP32 or 64 FP64 values
+  // (ptxas fits a 96-value FP32 ring in 115-128 registers without spilling, at
+  // 512 threads a block; PLANE holds smaller blocks to 128 registers too).
+  k.space.add_constraint(R"(strategy != "STREAM" || block_x == 32)");
+  k.space.add_constraint(fmt::format(R"(strategy == "STREAM" || strategy == "PLANE" ? zloop == "REG" && z_chunk >= 16 && carveout != 0 && )"
                                      R"(fused_steps * {0} * py * vx <= {2} : fused_steps == 1 && (zloop != "REG" || {0} * py * vx <= )"
                                      R"((strategy == "RING" ? {1} : 64)))",
                                      2 * radius + 1, 96 * 4 / size_of(type), f64 ? 64 : 96));
@@ -140,7 +145,7 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.space.add_constraint(fmt::format(R"(strategy != "RING" || {} <= max_shared_per_block)", ring_smem));
   // Several rows per thread share their y neighbours plane after plane: only
   // with a z loop and vector rows, and a block's rows stay within block_y's range.
-  k.space.add_constraint(R"(strategy == "STREAM" || py == 1 || zloop != "NONE" && vx >= 2 && block_y * py <= 16)");
+  k.space.add_constraint(R"(strategy == "STREAM" || strategy == "PLANE" || py == 1 || zloop != "NONE" && vx >= 2 && block_y * py <= 16)");
   // Its tile must be mostly written: at least half of it outside the redundant halo.
   const std::string halo = fmt::format("fused_steps * {}", radius);
   const std::string lead = fmt::format("(({} - {} + vx - 1) / vx * vx)", halo, radius);
@@ -153,16 +158,28 @@ KernelDescription stencil3d(int radius, ElementType type) {
   const std::string stream_tile = fmt::format("block_y * py * block_x * vx * {}", size_of(type));
   const std::string stream_smem = fmt::format("(fused_steps * 2 + max(2, min(8, 32768 / ({0}))) + 1) * {0}", stream_tile);
   k.space.add_constraint(fmt::format(R"(strategy != "STREAM" || {} <= max_shared_per_block)", stream_smem));
+  // PLANE's tile, as STREAM's, mostly written; its written columns start a whole
+  // vector in (`plane_lead` >= the halo), so that its stores are vector stores.
+  const std::string plane_lead = fmt::format("(({} + vx - 1) / vx * vx)", halo);
+  const std::string plane_written_x = fmt::format("((block_x * vx - {} - {}) / vx * vx)", halo, plane_lead);
+  k.space.add_constraint(fmt::format(R"(strategy != "PLANE" || {0} > 0 && {1} > 0 && 2 * {0} * {1} >= block_x * vx * block_y * py)",
+                                     plane_written_x, written_y));
+  // Per fused step two planes of the tile with R rows above and below and
+  // `lead` columns either side (R, rounded up as COMP's), and the input's ring as STREAM's.
+  const std::string plane_level = fmt::format("(block_y * py + {}) * (block_x * vx + 2 * {}) * {}", 2 * radius, comp_lead, size_of(type));
+  const std::string plane_smem = fmt::format("fused_steps * 2 * {1} + (max(2, min(8, 32768 / ({0}))) + 1) * {0}", stream_tile, plane_level);
+  k.space.add_constraint(fmt::format(R"(strategy != "PLANE" || {} <= max_shared_per_block)", plane_smem));
   // A launch advances fused_steps time steps, reading `in` and writing `out`.
   set_time_steps(k, "fused_steps", "in", "out");
   k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx", "py", "fused_steps"};
 
   const std::string interior = fmt::format("- {}", 2 * radius);
-  k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {}, {}) : ceil_div(nx, block_x * vx))", interior, written_x),
-            fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" ? {} : block_y * py))", interior, written_y),
+  k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {}, {}) : strategy == "PLANE" ? ceil_div(nx - {}, {}) : ceil_div(nx, block_x * vx))",
+                        interior, written_x, radius, plane_written_x),
+            fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" || strategy == "PLANE" ? {} : block_y * py))", interior, written_y),
             fmt::format("ceil_div(nz {}, block_z * z_chunk)", interior)};
-  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : strategy == "COMP" ? {} : strategy == "RING" ? {} : 0)", stream_smem, comp_smem,
-                               ring_smem);
+  k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : strategy == "PLANE" ? {} : strategy == "COMP" ? {} : strategy == "RING" ? {} : 0)",
+                               stream_smem, plane_smem, comp_smem, ring_smem);
   k.carveout = "carveout";
 
   k.arguments = {

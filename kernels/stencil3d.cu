@@ -7,13 +7,14 @@
 //             (__ldg, const __restrict__); COMP an xy tile with halo in shared memory;
 //             STREAM temporal blocking (seed 001), FUSED_STEPS time steps per pass, see below;
 //             RING COMP's tile with REG's queue, their loads started RING_DEPTH planes
-//             ahead into shared memory (the 2.5D scheme with a deep prefetch), see below.
+//             ahead into shared memory (the 2.5D scheme with a deep prefetch), see below;
+//             PLANE STREAM's temporal blocking with every level's plane in shared memory.
 //   ZLOOP     NONE one plane per thread; INTZ a z loop inside the thread; REG the z
 //             loop with the thread's column kept in a register queue (the "pioneer"
 //             2.5D scheme: one new load per plane for the z neighbours).
 //   Z_CHUNK   planes per thread, so that a z loop still fills the GPU.
 //   VX        contiguous points per thread in x, read with vector loads (nx % VX == 0).
-//   FUSED_STEPS  time steps per pass (STREAM; 1 elsewhere).
+//   FUSED_STEPS  time steps per pass (STREAM and PLANE; 1 elsewhere).
 //   PY        rows per thread, which share their y neighbours.
 //   BLOCK_X, BLOCK_Y, BLOCK_Z, REAL.
 #ifndef REAL
@@ -24,6 +25,7 @@
 #define COMP 2
 #define STREAM 3
 #define RING 4
+#define PLANE 5
 #define NONE 0
 #define INTZ 1
 #define REG 2
@@ -98,7 +100,7 @@ __device__ __forceinline__ void finish_points(const REAL (&c)[R + 1], const REAL
   }
 }
 
-#if STRATEGY == COMP || STRATEGY == RING || STRATEGY == STREAM
+#if STRATEGY == COMP || STRATEGY == RING || STRATEGY == STREAM || STRATEGY == PLANE
 // `N` elements (N * sizeof(REAL) is 4, 8 or 16 bytes) from global to shared memory
 // without holding registers (cp.async, sm_80 on), or zeros where `inside` is false;
 // wait_copies() waits for the thread's copies.
@@ -353,6 +355,253 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
       }
     }
   }
+}
+
+#elif STRATEGY == PLANE
+// PLANE: STREAM's temporal blocking, every level's plane in shared memory. A
+// block of BLOCK_X x BLOCK_Y threads owns an xy tile of BLOCK_X * VX by
+// BLOCK_Y * PY points (VX contiguous points in each of PY rows per thread) and
+// walks its z chunk plane by plane. Step level l = 1..FUSED_STEPS computes one
+// plane from level l - 1, R planes behind it: the thread's own columns of level
+// l - 1 (their last 2R + 1 planes) are in registers; its x and y neighbours come
+// from level l - 1's centre plane, which every level stores whole into shared
+// memory, padded so that the tile's edge reads its padding. Each level loses R
+// valid points at the tile's edge: tiles overlap by FUSED_STEPS * R and only the
+// inner part is written; what the edge computes from the padding is never read
+// by a valid point, so it needs no mask. Points within R of a face keep their
+// value at every level, exactly as in FUSED_STEPS separate launches: a z face is
+// the same for the whole block (a uniform branch), and only blocks whose tile
+// reaches within R of an x or y face or beyond the grid walk with masks (the
+// same walk, instantiated twice). Points beyond the grid load whatever lies at
+// the nearest point inside: no point inside reads them. The input planes are
+// copied with cp.async into a ring of shared-memory slots DEPTH planes ahead, as
+// STREAM's.
+//
+// Against STREAM, which takes x neighbours from the next lanes (shuffles: a warp
+// spans the tile's width), stores only the rows other threads read, masks every
+// point of every level and writes columns that begin R points into a vector:
+// 20 instructions per point update at radius 2 (13 of them arithmetic) in the
+// sm_90 SASS of the 16 x 32 x (4 x 2) tile, against STREAM's 35 at 32 x 16 x (2 x 4);
+// blocks 16 to 64 threads wide, 16 x 16 threads of 4-point vectors among them. On
+// an H100 the fastest per step at radius 1 (3 fused steps, 2.15x the best single
+// step) and 2 (2 steps, 1.37x): bench/results/time-steps/h100/.
+template <int R>
+struct PlaneTile {
+  static constexpr int K = FUSED_STEPS;
+  static constexpr int HALO = K * R;                         // tile overlap on each side
+  static constexpr int TW = BLOCK_X * VX, TH = BLOCK_Y * PY;  // tile, in points
+  // Columns before the first written one (a whole vector, so that every store
+  // inside the grid is a vector store); written columns and rows per tile.
+  // stencil3d.cpp's grid and constraints use the same.
+  static constexpr int LEAD = (HALO + VX - 1) / VX * VX;
+  static constexpr int OW = (TW - HALO - LEAD) / VX * VX;
+  static constexpr int OH = TH - 2 * HALO;
+  static_assert(OW > 0 && OH > 0, "the tile is too small for its halo");
+  static constexpr int FIT = 32768 / int(TH * TW * sizeof(REAL));
+  static constexpr int DEPTH = FIT < 2 ? 2 : FIT > 8 ? 8 : FIT;
+  static constexpr int SLOTS = DEPTH + 1;
+  static constexpr int PIECE = VX * sizeof(REAL) <= 16 ? VX : 16 / sizeof(REAL);  // elements per copy of a row vector
+  // A level's plane in shared memory: the tile with R rows above and below and
+  // PAD columns either side (a multiple of the vector and of 16 bytes), so that
+  // every neighbour read stays inside it and aligned.
+  static constexpr int ALIGN = VX > 16 / int(sizeof(REAL)) ? VX : 16 / int(sizeof(REAL));
+  static constexpr int PAD = (R + ALIGN - 1) / ALIGN * ALIGN;
+  static constexpr int SW = TW + 2 * PAD, SH = TH + 2 * R;
+  // x neighbours on each side as PIECES pieces of W contiguous values (W | VX: aligned).
+  static constexpr int W = R >= VX ? VX : R <= 1 ? 1 : R <= 2 ? 2 : 4;
+  static constexpr int PIECES = (R + W - 1) / W;
+  static constexpr int PERIOD = 2 * R + 1;
+};
+
+// The walk of one block along its z chunk; NEAR_FACE: the tile reaches within
+// R of an x or y face (or beyond the grid), whose points keep their value.
+template <int R, bool NEAR_FACE>
+__device__ __forceinline__ void plane_walk(const REAL* __restrict__ in, REAL* out, const REAL (&c)[R + 1], int nx, int ny, int nz,
+                                            int x_tile, int y_tile, unsigned char* shared) {
+  using T = PlaneTile<R>;
+  constexpr int K = T::K, HALO = T::HALO, TW = T::TW, TH = T::TH, SW = T::SW, SH = T::SH, PAD = T::PAD;
+  constexpr int W = T::W, PIECES = T::PIECES, PERIOD = T::PERIOD, DEPTH = T::DEPTH, SLOTS = T::SLOTS, PIECE = T::PIECE;
+  // plane[l][b]: level l's centre plane, double-buffered so that one barrier per plane suffices.
+  auto plane = reinterpret_cast<REAL(*)[2][SH][SW]>(shared);
+  // fronts[s]: an input plane on its way, the thread's own points only (no barrier guards them).
+  auto fronts = reinterpret_cast<REAL(*)[TH][TW]>(shared + sizeof(REAL) * K * 2 * SH * SW);
+
+  const int tx = threadIdx.x * VX, ty = threadIdx.y * PY;  // tile coordinates of the thread's first point
+  const int x0 = x_tile + tx, y0 = y_tile + ty;           // x0 is a multiple of VX
+  const long long sy = nx;
+  const long long sz = (long long)nx * ny;
+  const int k_begin = blockIdx.z * Z_CHUNK + R;  // the planes this block writes
+  const int k_end = min(k_begin + Z_CHUNK, nz - R);
+  const int p_begin = k_begin - HALO, p_end = k_end + HALO;
+
+  // What does not change along the walk is worked out once. Where the thread's
+  // rows are read from: the nearest point inside the grid. Bit i: row i is on
+  // no y face (updated), is written by the last level; bit v: point v is on no
+  // x face, is written.
+  const int x_read = min(max(x0, 0), nx - VX);
+  unsigned rows_updated = 0, rows_written = 0, points_updated = 0, points_written = 0;
+  long long row_read[PY];
+#pragma unroll
+  for (int i = 0; i < PY; ++i) {
+    const int y = y0 + i;
+    row_read[i] = min(max(y, 0), ny - 1) * sy + x_read;
+    if (y >= R && y < ny - R) rows_updated |= 1u << i;
+    if (ty + i >= HALO && ty + i < HALO + T::OH && y < ny - R) rows_written |= 1u << i;
+  }
+#pragma unroll
+  for (int v = 0; v < VX; ++v) {
+    if (x0 + v >= R && x0 + v < nx - R) points_updated |= 1u << v;
+    if (tx + v >= T::LEAD && tx + v < T::LEAD + T::OW && x0 + v >= R && x0 + v < nx - R) points_written |= 1u << v;
+  }
+  const bool vector_written = points_written == (1u << VX) - 1;
+  const long long first_point = y0 * sy + x0;  // in plane 0
+
+  // The thread's points of input plane p into slot `slot`; one group per plane,
+  // empty past the end, so that the groups count planes.
+  const auto request = [&](int p, int slot) {
+    if (p < p_end) {
+      const REAL* from = in + min(max(p, 0), nz - 1) * sz;
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+#pragma unroll
+        for (int e = 0; e < VX; e += PIECE) copy_async<PIECE>(&fronts[slot][ty + i][tx + e], from + row_read[i] + e, true);
+    }
+    commit_copies();
+  };
+#pragma unroll
+  for (int d = 0; d < DEPTH; ++d) request(p_begin + d, d);
+
+  // ring[l][s][i]: level l's last 2R + 1 planes of the thread's row i, rotating:
+  // at the n-th plane of the walk, once each level has taken its new plane,
+  // plane d (0 the oldest, 2R the newest) is in slot (n + 1 + d) % PERIOD, and
+  // the newest replaced the oldest in slot n % PERIOD. The walk is unrolled
+  // PERIOD times, so that slots are known at compile time and no plane moves
+  // between registers.
+  REAL ring[K][PERIOD][PY][VX];
+#pragma unroll
+  for (int l = 0; l < K; ++l)
+#pragma unroll
+    for (int d = 0; d < PERIOD; ++d)
+#pragma unroll
+      for (int i = 0; i < PY; ++i)
+#pragma unroll
+        for (int v = 0; v < VX; ++v) ring[l][d][i][v] = REAL(0);
+
+  // The bounds are the same for the whole block: every thread reaches every barrier.
+  int slot = 0;
+#pragma unroll 1
+  for (int n0 = 0; n0 < p_end - p_begin; n0 += PERIOD) {
+#pragma unroll
+    for (int phase = 0; phase < PERIOD; ++phase) {
+      const int p = p_begin + n0 + phase;
+      if (p >= p_end) break;
+      const auto slot_of = [phase](int d) { return (phase + 1 + d) % PERIOD; };  // plane d's slot
+      // Plane p has arrived; the slot it replaces was read by this thread only, an iteration ago.
+      wait_copies_but<DEPTH - 1>();
+#pragma unroll
+      for (int i = 0; i < PY; ++i) load_row<VX>(&fronts[slot][ty + i][tx], ring[0][phase][i]);
+      request(p + DEPTH, slot == 0 ? SLOTS - 1 : slot - 1);
+      slot = slot + 1 == SLOTS ? 0 : slot + 1;
+
+      // Each level's centre plane, which the next level reads around the
+      // thread's points. Levels >= 1 take their new plane when they are
+      // computed below; their centre is already in slot slot_of(R).
+      const int b = p & 1;
+#pragma unroll
+      for (int l = 0; l < K; ++l)
+#pragma unroll
+        for (int i = 0; i < PY; ++i) store_row<VX>(&plane[l][b][R + ty + i][PAD + tx], ring[l][slot_of(R)][i]);
+      __syncthreads();
+
+#pragma unroll
+      for (int l = 1; l <= K; ++l) {
+        // Level l's first 2lR planes are below the first one a written point
+        // needs (k_begin - HALO + lR): not computed, their slots keep what they held.
+        if (n0 + phase < 2 * l * R) continue;
+        const int q = p - l * R;  // the plane level l computes now
+        const REAL(&below)[PERIOD][PY][VX] = ring[l - 1];
+        const REAL(&centre)[PY][VX] = below[slot_of(R)];
+        const REAL(&around)[SH][SW] = plane[l - 1][b];
+        // Rows R above and below the thread's own: the y neighbours they lack.
+        REAL south[R][VX], north[R][VX];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          load_row<VX>(&around[ty + r][PAD + tx], south[r]);           // row -R + r of the thread's
+          load_row<VX>(&around[R + ty + PY + r][PAD + tx], north[r]);  // row PY + r
+        }
+        REAL value[PY][VX];
+#pragma unroll
+        for (int i = 0; i < PY; ++i) {
+          // x neighbours: left[e] at x0 - PIECES * W + e, right[e] at x0 + VX + e.
+          REAL left[PIECES * W], right[PIECES * W];
+#pragma unroll
+          for (int h = 0; h < PIECES; ++h) {
+            load_row<W>(&around[R + ty + i][PAD + tx - (PIECES - h) * W], *reinterpret_cast<REAL(*)[W]>(&left[h * W]));
+            load_row<W>(&around[R + ty + i][PAD + tx + VX + h * W], *reinterpret_cast<REAL(*)[W]>(&right[h * W]));
+          }
+#pragma unroll
+          for (int v = 0; v < VX; ++v) {
+            REAL sum = c[0] * centre[i][v];
+#pragma unroll
+            for (int r = 1; r <= R; ++r) {
+              const REAL west = v - r >= 0 ? centre[i][v - r] : left[PIECES * W + v - r];
+              const REAL east = v + r < VX ? centre[i][v + r] : right[v + r - VX];
+              const REAL south_r = i - r >= 0 ? centre[i - r][v] : south[R + i - r][v];
+              const REAL north_r = i + r < PY ? centre[i + r][v] : north[i + r - PY][v];
+              sum += c[r] * (((west + east) + (south_r + north_r)) + (below[slot_of(R - r)][i][v] + below[slot_of(R + r)][i][v]));
+            }
+            value[i][v] = sum;
+            if (NEAR_FACE && !((rows_updated >> i & 1) && (points_updated >> v & 1))) value[i][v] = centre[i][v];
+          }
+        }
+        if (!(q >= R && q < nz - R)) {  // a z face: the whole plane keeps its value
+#pragma unroll
+          for (int i = 0; i < PY; ++i)
+#pragma unroll
+            for (int v = 0; v < VX; ++v) value[i][v] = centre[i][v];
+        }
+        if (l < K) {
+#pragma unroll
+          for (int i = 0; i < PY; ++i)
+#pragma unroll
+            for (int v = 0; v < VX; ++v) ring[l][phase][i][v] = value[i][v];
+        } else if (q >= k_begin && q < k_end) {
+          REAL* to = out + q * sz + first_point;
+#pragma unroll
+          for (int i = 0; i < PY; ++i) {
+            if (!(rows_written >> i & 1)) continue;
+            // Away from the x faces a thread writes all of its points or none.
+            if (vector_written) {
+              store_row<VX>(to + i * sy, value[i]);
+            } else if (NEAR_FACE) {
+#pragma unroll
+              for (int v = 0; v < VX; ++v)
+                if (points_written >> v & 1) to[i * sy + v] = value[i][v];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Blocks of fewer than 512 threads are held to 128 registers as the larger ones
+// are, so that two or more share an SM and one's barrier waits while another computes.
+template <int R>
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, BLOCK_X * BLOCK_Y >= 512 ? 1 : 512 / (BLOCK_X * BLOCK_Y))
+stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int nx, int ny, int nz) {
+  using T = PlaneTile<R>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  REAL c[R + 1];
+#pragma unroll
+  for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
+  const int x_tile = blockIdx.x * T::OW - T::LEAD;  // grid coordinates of the tile's first point
+  const int y_tile = blockIdx.y * T::OH - (T::HALO - R);
+  const bool near_face = x_tile < R || x_tile + T::TW > nx - R || y_tile < R || y_tile + T::TH > ny - R;
+  if (near_face)
+    plane_walk<R, true>(in, out, c, nx, ny, nz, x_tile, y_tile, shared_bytes);
+  else
+    plane_walk<R, false>(in, out, c, nx, ny, nz, x_tile, y_tile, shared_bytes);
 }
 
 #else

@@ -69,6 +69,47 @@ KernelWork stream_work(int radius, int element_bytes, const std::array<std::int6
   return w;
 }
 
+// PLANE (stencil3d.cu): STREAM's walk by a block of block_x x block_y threads
+// over a tile of block_x * vx by block_y * py points, its written columns a whole
+// vector in. Per plane a thread copies its py row vectors into a shared-memory
+// slot and reads them back; each fused step then stores its rows into the
+// level's plane in shared memory, reads its y neighbours beyond its own rows (2R
+// vectors) and its x neighbours either side of each row from there (pieces of
+// up to the vector), and keeps its z neighbours in a register ring that rotates
+// without moves.
+KernelWork plane_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
+  const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
+  const std::int64_t bx = config.get_int("block_x"), by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
+  const std::int64_t z_chunk = config.get_int("z_chunk"), k = config.get_int("fused_steps");
+  const std::int64_t halo = k * r, tile_width = bx * vx, tile_rows = by * py;
+  const std::int64_t lead = ceil_div(halo, vx) * vx;
+  const std::int64_t written_width = (tile_width - halo - lead) / vx * vx, written_rows = tile_rows - 2 * halo;
+  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument("the PLANE tile is too small for its halo");
+  const double blocks = double(ceil_div(nx - r, written_width) * ceil_div(ny - 2 * r, written_rows) * ceil_div(nz - 2 * r, z_chunk));
+  const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
+  const double planes = double(z_chunk + 2 * halo);
+  const double thread_steps = blocks * double(bx * by) * planes;
+
+  KernelWork w;
+  w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;  // overlapping tiles meet in L2
+  w.l2_bytes = blocks * planes * double(tile_rows) * row_bytes(tile_width, element_bytes) + cells * element_bytes;
+  const double vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
+  const std::int64_t piece = std::min<std::int64_t>(vx, r <= 1 ? 1 : r <= 2 ? 2 : 4);
+  const double x_reads = double(2 * ceil_div(r, piece) * py);
+  const double piece_wavefronts = std::max(1.0, double(piece * element_bytes) * 32 / 128);
+  const double per_step_shared = double(2 * r + py) * vector_wavefronts + x_reads * piece_wavefronts;
+  const double per_step = double(2 * r + py) + x_reads + double(vx * py * (5 * r + 1));
+  // The row copies and their reads, and the stores of the last step's written part of the tile.
+  const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
+  w.l1_wavefronts = thread_steps / 32 * double(py) * (1 + written) * vector_wavefronts;
+  w.shared_wavefronts = thread_steps / 32 * (double(k) * per_step_shared + 2 * double(py) * vector_wavefronts);
+  w.warp_instructions = thread_steps / 32 * (4 * double(py) + double(k) * per_step + 22);
+  w.steps = planes;
+  w.chains = double(vx * py);  // a sum per point
+  w.rounds = 2;  // the plane's copies, then the barrier before the steps read shared memory
+  return w;
+}
+
 // RING (stencil3d.cu): COMP's tile and REG's queue, fed by cp.async copies
 // RING_DEPTH planes ahead. Per thread and plane: its new plane's row vectors
 // copied into shared memory and read back, its centre rows stored into the
@@ -125,6 +166,7 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   const std::string strategy = to_string(config.at("strategy")), zloop = to_string(config.at("zloop"));
   if (nx <= 2 * r || ny <= 2 * r || nz <= 2 * r) throw std::invalid_argument("the stencil's problem must exceed twice its radius in every dimension");
   if (strategy == "STREAM") return stream_work(radius, element_bytes, problem, config);
+  if (strategy == "PLANE") return plane_work(radius, element_bytes, problem, config);
   if (strategy == "RING") return ring_work(radius, element_bytes, problem, config);
   const bool comp = strategy == "COMP", reg = zloop == "REG";
 

@@ -118,6 +118,31 @@ TEST_CASE("temporal blocking gives the reference of as many steps as it fuses", 
   }
 }
 
+TEST_CASE("PLANE's temporal blocking gives the reference of as many steps as it fuses, near the faces and away from them", "[gpu][measure]") {
+  // Blocks 16 to 64 threads wide, tiles that do not divide the grid; the grids
+  // hold tiles away from every face, which walk without masks (at 2 points and
+  // 1 row a thread ptxas once dropped their stores); FP64, where the tolerance is tight.
+  const std::map<int, std::vector<std::string>> configs_per_radius = {
+      {1, {"block_x=16,block_y=16,vx=2,py=1,fused_steps=2", "block_x=16,block_y=16,vx=4,py=1,fused_steps=3",
+           "block_x=32,block_y=8,vx=2,py=4,fused_steps=2", "block_x=64,block_y=8,vx=1,py=2,fused_steps=3",
+           "block_x=16,block_y=32,vx=4,py=1,fused_steps=2"}},
+      {2, {"block_x=16,block_y=32,vx=2,py=1,fused_steps=2", "block_x=32,block_y=16,vx=2,py=2,fused_steps=2",
+           "block_x=16,block_y=16,vx=2,py=2,fused_steps=1"}},
+      {3, {"block_x=32,block_y=16,vx=1,py=4,fused_steps=1"}}};
+  for (const auto& [radius, shapes] : configs_per_radius) {
+    const KernelDescription k = stencil3d(radius, ElementType::f64);
+    std::vector<Config> configs;
+    for (const std::string& shape : shapes)
+      configs.push_back(Config::parse(shape + ",block_z=1,strategy=PLANE,zloop=REG,z_chunk=16,carveout=-1"));
+    const Remeasured result = measure_many(k, 0, ProblemSize{{160, 136, 40}, 3}, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
+    REQUIRE(result.trials.size() == configs.size());
+    for (const TrialRecord& t : result.trials) {
+      INFO(t.config << ": " << t.message);
+      CHECK(t.outcome == Outcome::ok);
+    }
+  }
+}
+
 TEST_CASE("a kernel computing the wrong result is recorded as such, not timed", "[gpu][measure]") {
   KernelDescription k = stencil3d(1);
   // Every coding's result, so that the default configuration's is among them.

@@ -40,6 +40,11 @@ Config stream(int block_y, int py, int vx, int fused_steps) {
                                    block_y, vx, py, fused_steps));
 }
 
+Config plane(int block_x, int block_y, int py, int vx, int fused_steps) {
+  return Config::parse(fmt::format("block_x={},block_y={},block_z=1,strategy=PLANE,zloop=REG,z_chunk=16,vx={},py={},fused_steps={},carveout=-1",
+                                   block_x, block_y, vx, py, fused_steps));
+}
+
 }  // namespace
 
 TEST_CASE("k fused steps of the host reference are k single steps, and the boundary is never written", "[kernels]") {
@@ -126,6 +131,31 @@ TEST_CASE("the constraints keep fused steps to the STREAM coding and its tile to
   CHECK_THAT(violated(r1_f64, stream(16, 2, 2, 4), "sm_86"), Catch::Contains("max_shared_per_block"));
 }
 
+TEST_CASE("the constraints give PLANE blocks 16 to 64 threads wide, and 32 high, that no other coding takes", "[kernels]") {
+  const auto violated = [](const KernelDescription& k, const Config& config, const char* arch = "sm_90") -> std::string {
+    const auto v = k.space.check(config, environment(k, require_arch_profile(arch), k512_100_steps));
+    return v ? v->constraint : std::string();
+  };
+  const KernelDescription r1 = stencil3d(1), r2 = stencil3d(2);
+  CHECK(violated(r1, plane(16, 16, 2, 4, 3)).empty());
+  CHECK(violated(r2, plane(16, 32, 2, 4, 2)).empty());
+  CHECK(violated(r1, plane(64, 8, 2, 2, 2)).empty());
+  CHECK_THAT(violated(r1, plane(128, 4, 1, 2, 2)), Catch::Contains(R"(strategy == "PLANE" ? block_x <= 64)"));
+  CHECK_THAT(violated(r1, stream(32, 1, 2, 2)), Catch::Contains("block_y <= 16"));
+  CHECK_THAT(violated(r1, Config::parse("block_x=16,block_y=8,block_z=1,strategy=CSL,zloop=REG,z_chunk=8,vx=4,py=1,fused_steps=1,carveout=-1")),
+             Catch::Contains("block_x >= 32"));
+  CHECK_THAT(violated(r1, Config::parse("block_x=16,block_y=32,block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,vx=4,py=2,fused_steps=2,carveout=-1")),
+             Catch::Contains("block_x >= 32"));
+  // The register ring as STREAM's: 2 steps x 5 planes x 2 rows x 4 points is 80
+  // values at radius 2; 2 x 5 x 4 x 4 would be 160.
+  CHECK_THAT(violated(r2, plane(16, 16, 4, 4, 2)), Catch::Contains("py * vx <= 96"));
+  // Half of the tile written: radius 2, 2 steps leave 8 of 16 rows, not more.
+  CHECK_THAT(violated(r2, plane(16, 16, 1, 4, 2)), Catch::Contains(R"(strategy != "PLANE" || ((block_x)"));
+  // No shared memory carved out, no plane to stream through.
+  const Config no_shared = Config::parse("block_x=16,block_y=16,block_z=1,strategy=PLANE,zloop=REG,z_chunk=16,vx=4,py=2,fused_steps=2,carveout=0");
+  CHECK_THAT(violated(r1, no_shared), Catch::Contains("carveout != 0"));
+}
+
 TEST_CASE("a STREAM configuration launches one block per written tile, with its planes in dynamic shared memory", "[kernels]") {
   const DeviceInfo h100 = require_arch_profile("sm_90");
   // Radius 1, 2 steps, 32 x 4 threads of 4 points = 128 x 16 tile: the halo is 2
@@ -146,33 +176,53 @@ TEST_CASE("a STREAM configuration launches one block per written tile, with its 
   CHECK(base.shape.dynamic_smem == 0);
 }
 
-TEST_CASE("every radius and fused step count of STREAM compiles for sm_90 and fits the H100", "[kernels][compile]") {
+TEST_CASE("a PLANE configuration writes whole vectors: its written columns start a vector into the tile", "[kernels]") {
+  const DeviceInfo h100 = require_arch_profile("sm_90");
+  // Radius 2, 2 steps, 16 x 32 threads of 4 points and 2 rows = 64 x 64 tile:
+  // the halo is 4 each side, the written columns start 4 in (tile b writes x =
+  // 56 b to 56 b + 55, x = 2 to 509 of them interior) and end 4 before the
+  // halo: 56 columns, 56 rows.
+  const ResolvedConfig r = resolve(stencil3d(2), plane(16, 32, 2, 4, 2), h100, k512_100_steps);
+  CHECK(r.shape.block == std::array<unsigned, 3>{16, 32, 1});
+  CHECK(r.shape.grid == std::array<unsigned, 3>{10, 10, 32});  // 510 / 56, 508 / 56, 508 / 16, rounded up
+  // Two planes per fused step of the tile with 2 rows above and below and 4
+  // columns either side, and the input's ring of 16 KiB tiles: 2 planes in
+  // flight and the one being read.
+  CHECK(r.shape.dynamic_smem == 2 * 2 * 68 * 72 * 4 + (2 + 1) * 64 * 64 * 4);
+  // Radius 1, 3 steps, 4-point vectors: the first written column is the vector at 4.
+  const ResolvedConfig r1 = resolve(stencil3d(1), plane(16, 16, 2, 4, 3), h100, k512_100_steps);
+  CHECK(r1.shape.grid == std::array<unsigned, 3>{10, 20, 32});  // 511 / (64 - 3 - 4 rounded down to 56), 510 / 26
+}
+
+TEST_CASE("every radius and fused step count of STREAM and PLANE compiles for sm_90 and fits the H100", "[kernels][compile]") {
   const DeviceInfo h100 = require_arch_profile("sm_90");
   const VariantCompiler compiler(std::nullopt);
-  for (const ElementType type : {ElementType::f32, ElementType::f64}) {
-    for (int radius = 1; radius <= 5; ++radius) {
-      const KernelDescription k = stencil3d(radius, type);
-      // One configuration per fused step count the space holds: the most
-      // points per thread, then the most threads, the hardest on registers and shared memory.
-      std::map<std::int64_t, Config> chosen;
-      for (const Config& c : k.space.enumerate(environment(k, h100, k512_100_steps))) {
-        if (to_string(c.at("strategy")) != "STREAM") continue;
-        const std::int64_t steps = c.get_int("fused_steps");
-        const auto work = [](const Config& x) { return x.get_int("vx") * x.get_int("py") * 4096 + x.get_int("block_y"); };
-        if (!chosen.contains(steps) || work(c) > work(chosen.at(steps))) chosen.insert_or_assign(steps, c);
-      }
-      INFO(k.name);
-      REQUIRE(chosen.contains(1));
-      if (radius <= 2 && type == ElementType::f32)
-        for (const std::int64_t steps : {2, 3}) CHECK(chosen.contains(steps));
-      if (radius == 1 && type == ElementType::f32) CHECK(chosen.contains(4));
-      for (const auto& [steps, config] : chosen) {
-        INFO(config.to_string());
-        const PlanEntry entry = plan_one(k, config, h100, k512_100_steps, compiler);
-        INFO(entry.variant.log);
-        CHECK(entry.variant.ok);
-        CHECK(entry.launchable());  // registers (spilling at 1024 threads) and shared memory fit an SM
-        CHECK(entry.occupancy.blocks_per_sm >= 1);
+  for (const std::string strategy : {"STREAM", "PLANE"}) {
+    for (const ElementType type : {ElementType::f32, ElementType::f64}) {
+      for (int radius = 1; radius <= 5; ++radius) {
+        const KernelDescription k = stencil3d(radius, type);
+        // One configuration per fused step count the space holds: the most
+        // points per thread, then the most threads, the hardest on registers and shared memory.
+        std::map<std::int64_t, Config> chosen;
+        for (const Config& c : k.space.enumerate(environment(k, h100, k512_100_steps))) {
+          if (to_string(c.at("strategy")) != strategy) continue;
+          const std::int64_t steps = c.get_int("fused_steps");
+          const auto work = [](const Config& x) { return x.get_int("vx") * x.get_int("py") * 4096 + x.get_int("block_x") * x.get_int("block_y"); };
+          if (!chosen.contains(steps) || work(c) > work(chosen.at(steps))) chosen.insert_or_assign(steps, c);
+        }
+        INFO(strategy << " " << k.name);
+        REQUIRE(chosen.contains(1));
+        if (radius <= 2 && type == ElementType::f32)
+          for (const std::int64_t steps : {2, 3}) CHECK(chosen.contains(steps));
+        if (radius == 1 && type == ElementType::f32) CHECK(chosen.contains(4));
+        for (const auto& [steps, config] : chosen) {
+          INFO(config.to_string());
+          const PlanEntry entry = plan_one(k, config, h100, k512_100_steps, compiler);
+          INFO(entry.variant.log);
+          CHECK(entry.variant.ok);
+          CHECK(entry.launchable());  // registers (spilling at 1024 threads) and shared memory fit an SM
+          CHECK(entry.occupancy.blocks_per_sm >= 1);
+        }
       }
     }
   }
@@ -344,4 +394,21 @@ TEST_CASE("STREAM's counts for the model: its steps multiply the on-chip work, n
   const KernelDescription k = stencil3d(1);
   REQUIRE(k.work);
   CHECK(k.work(k512, stream(16, 2, 2, 3)).has_value());
+}
+
+TEST_CASE("PLANE's counts for the model: its steps multiply the on-chip work, and its ring moves no planes", "[kernels][model]") {
+  const std::array<std::int64_t, 3> problem{512, 512, 512};
+  const KernelWork one = stencil3d_work(2, 4, problem, plane(16, 32, 2, 4, 1));
+  const KernelWork two = stencil3d_work(2, 4, problem, plane(16, 32, 2, 4, 2));
+  CHECK(two.dram_bytes == one.dram_bytes);
+  CHECK(two.l2_bytes > one.l2_bytes);  // a wider halo: more tiles, more planes each
+  CHECK(two.warp_instructions > 1.8 * one.warp_instructions);
+  CHECK(two.steps == one.steps + 4);
+  // The same 64 x 64 tile as STREAM's 32 x 16 threads of 2 points and 4 rows:
+  // no shuffles, no ring shift, so fewer instructions for the same arithmetic.
+  const KernelWork stream_two = stencil3d_work(2, 4, problem, stream(16, 4, 2, 2));
+  CHECK(two.warp_instructions < stream_two.warp_instructions);
+  const KernelDescription k = stencil3d(2);
+  REQUIRE(k.work);
+  CHECK(k.work(k512, plane(16, 32, 2, 4, 2)).has_value());
 }
