@@ -162,8 +162,12 @@ std::optional<std::filesystem::path> find_worker_executable() {
 }
 
 int run_measurement_worker(int argc, char** argv, const std::function<KernelDescription(std::string_view)>& load_kernel) {
-  // Ctrl-C is for the tuner: it finishes or stops this worker itself.
+  // Ctrl-C, and the SIGTERM that `timeout` or a service manager sends the whole
+  // process group, are for the tuner: it finishes or stops this worker (and a
+  // compile worker, which starts here too) itself. A worker killed by them would
+  // record the configuration in hand as a crash.
   std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
   if (argc != 2) {
     std::cerr << "blocktune-worker is started by blocktune to measure configurations in a separate process\n";
     return 2;

@@ -10,8 +10,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <csignal>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "temp_dir.hpp"
 
@@ -151,6 +153,51 @@ TEST_CASE("a compile worker that dies fails only the configuration it was compil
   CHECK_THAT(failed.log, Catch::Contains("exited with status 3"));
   CHECK_FALSE(pool.submit(fill_request(2)).get().ok);  // the next one gets a fresh worker, which dies too
   CHECK(pool.worker_restarts() == 2);
+}
+
+namespace {
+
+// The processes this one started, from /proc (each thread lists its own children).
+std::vector<pid_t> child_processes() {
+  std::vector<pid_t> children;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream list(task.path() / "children");
+    for (pid_t pid = 0; list >> pid;) children.push_back(pid);
+  }
+  return children;
+}
+
+// The signals a process ignores, from its /proc status (SigIgn: a hexadecimal mask, bit n - 1 for signal n).
+std::uint64_t ignored_signals(pid_t pid) {
+  std::ifstream status(fmt::format("/proc/{}/status", pid));
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("SigIgn:")) return std::stoull(line.substr(7), nullptr, 16);
+  return 0;
+}
+
+}  // namespace
+
+// `timeout` and service managers stop a program by sending SIGTERM to its
+// whole process group; a compile worker killed by it would record the
+// configuration it was compiling as a compiler crash (it did, on an H100 run
+// stopped that way: bench/results/time-steps/h100/README.md).
+TEST_CASE("a SIGTERM sent to the process group leaves the compile workers to the tuner, which stops them itself", "[pipeline][compile]") {
+  test::TempDir cache;
+  const VariantCompiler compiler(cache.path());
+  CompilePool pool(compiler, {.workers = 1, .timeout_seconds = 60, .executable = find_worker_executable()});
+  INFO(pool.submit(fill_request(1)).get().log);
+  const std::vector<pid_t> workers = child_processes();
+  REQUIRE(workers.size() == 1);
+  // The worker compiled: it is past its start, where it sets what it ignores.
+  const std::uint64_t ignored = ignored_signals(workers[0]);
+  CHECK((ignored >> (SIGINT - 1) & 1) == 1);
+  CHECK((ignored >> (SIGTERM - 1) & 1) == 1);
+  // So the signal changes nothing: the same worker compiles the next configuration.
+  REQUIRE(kill(workers[0], SIGTERM) == 0);
+  const CompiledVariant next = pool.submit(fill_request(2)).get();
+  INFO(next.log);
+  CHECK(next.ok);
+  CHECK(pool.worker_restarts() == 0);
 }
 
 // NVRTC 13 itself crashes (SIGSEGV) on a template kernel whose parameter type
