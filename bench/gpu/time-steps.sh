@@ -6,13 +6,16 @@
 # counts, explain the winner, re-time the best of each coding and depth against
 # the same-run copy, and run 100 steps through TunedKernel::run_steps against
 # 100 single steps. The database comes back compressed.
+# TUNE_LIMIT stops the 100-step tune after that many seconds (SIGTERM: a clean
+# stop); a database given as $DB_IN.gz is resumed.
 #   BIN=.carry/bin EXAMPLE=.carry/bin/example_time_steps OUT=/tmp/out bash bench/gpu/time-steps.sh 1
 source "$(dirname "$0")/common.sh"
 r=${1:-1}
 db=$OUT/time-steps-r$r.db
 kernel=stencil3d_r$r
 problem=512x512x512
-step "tune, 100 steps" "'$BIN/blocktune' tune $kernel -p $problem --time-steps 100 --db $db 2> $OUT/tune-r$r-100.err"
+[[ -f ${DB_IN:-}.gz ]] && gunzip -c "$DB_IN.gz" > "$db"
+step "tune, 100 steps" "timeout -s TERM ${TUNE_LIMIT:-86400} '$BIN/blocktune' tune $kernel -p $problem --time-steps 100 --db $db 2> $OUT/tune-r$r-100.err"
 step "tune, 1 step (resumes)" "'$BIN/blocktune' tune $kernel -p $problem --db $db 2> $OUT/tune-r$r-1.err"
 for n in 1 100 50 7 2; do step "best, $n steps" "'$BIN/blocktune' best $kernel -p $problem --time-steps $n --db $db"; done
 step "explain, 100 steps" "'$BIN/blocktune' explain $kernel -p $problem --time-steps 100 --db $db"
