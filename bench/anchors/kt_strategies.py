@@ -79,9 +79,9 @@ def spaces():
     found = []
     for path in sorted(glob.glob(os.path.join(public_dir(), "*.json.gz"))):
         found.append(("public/" + os.path.basename(path)[:-len(".json.gz")], "kt", path))
-    # bench/results/spaces/h200-held-out-*: the recordings kept out of every development, one folder per set.
+    # bench/results/spaces/*-held-out-*: the recordings kept out of every development, one folder per set.
     for pattern, prefix in (("tests/data/spaces/*.csv.gz", "tests"), ("bench/results/spaces/*.csv.gz", "bench"),
-                            ("bench/results/spaces/h200-held-out-*/*.csv.gz", "bench")):
+                            ("bench/results/spaces/*-held-out-*/*.csv.gz", "bench")):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     return found
