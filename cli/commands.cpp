@@ -56,10 +56,13 @@ ProblemSize command_problem(const KernelDescription& kernel, const std::optional
 }
 
 // Ctrl-C or SIGTERM during tune: stop after the configuration being measured.
+// A second Ctrl-C does not wait; a second SIGTERM does (`timeout` sends its
+// signal to the program and again to its process group, so one stop request
+// arrives twice; a program that must die at once is sent SIGKILL).
 std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int signal) {
-  if (interrupted.exchange(true)) {  // a second Ctrl-C does not wait
+  if (interrupted.exchange(true) && signal == SIGINT) {
     std::signal(signal, SIG_DFL);
     std::raise(signal);
   }

@@ -255,3 +255,19 @@ TEST_CASE("time steps: the option lets configurations that fuse steps into the s
   CHECK(run_blocktune("best stencil3d_r1 --problem 512x512x512 --arch sm_90 --time-steps 0").status == 2);
   CHECK(run_blocktune("tune stencil3d_r1 --time-steps x").status == 2);
 }
+
+// `timeout` sends its SIGTERM to the program and again to the program's process
+// group, so one request to stop arrives twice; a tune on an H100 stopped that way
+// died at the second without storing a winner (bench/results/time-steps/h100/README.md).
+TEST_CASE("tune stops cleanly however many SIGTERMs arrive, and says how to resume", "[cli][tune]") {
+  blocktune::test::TempDir dir;
+  const std::string recording = std::string(BLOCKTUNE_TEST_DATA_DIR) + "/spaces/stencil3d_r1-512x512x512-h100-80gb-hbm3.csv.gz";
+  // A simulated tune compiles every variant for real (a fresh cache): it is busy for minutes.
+  const Run run = blocktune::test::run_shell(fmt::format(
+      "BLOCKTUNE_CACHE_DIR={0}/cache {1} tune stencil3d_r1 -p 512x512x512 --simulate {2} --db {0}/t.db > {0}/out.txt 2>&1 & pid=$!; "
+      "sleep 2; for i in 1 2 3 4 5 6 7 8 9 10; do kill -TERM $pid 2> /dev/null; sleep 0.02; done; wait $pid; echo $?; cat {0}/out.txt",
+      dir.path().string(), BLOCKTUNE_CLI, recording));
+  INFO(run.output);
+  CHECK(run.output.starts_with("130\n"));  // interrupted, not killed (143)
+  CHECK_THAT(run.output, Catch::Contains("interrupted;") && Catch::Contains("trials are stored") && Catch::Contains("resume"));
+}
