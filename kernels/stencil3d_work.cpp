@@ -1,8 +1,11 @@
 #include <blocktune/stencil_work.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace blocktune {
 namespace {
@@ -23,6 +26,44 @@ std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
   return ceil_div(r, align) * align;
 }
 
+// What STREAM and PLANE share: a block of `threads` owns a tile of tile_width x
+// tile_rows points whose written part is written_width x written_rows, its tiles
+// covering `columns` points in x, and walks z_chunk planes plus fused_steps * R
+// before and after. Per plane a thread loads its py row vectors; the last step
+// stores the written part of the tile. The coding adds its per-step work to
+// `work` (its shared memory and instructions), per thread and plane.
+struct FusedWalk {
+  KernelWork work;
+  double thread_steps = 0;       // threads x planes walked, over the grid
+  double vector_wavefronts = 0;  // per warp access of a row vector
+};
+
+FusedWalk fused_walk(std::string_view coding, int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config,
+                     std::int64_t threads, std::int64_t tile_width, std::int64_t written_width, std::int64_t columns) {
+  const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
+  const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
+  const std::int64_t z_chunk = config.get_int("z_chunk"), halo = config.get_int("fused_steps") * r;
+  const std::int64_t tile_rows = by * py, written_rows = tile_rows - 2 * halo;
+  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument(fmt::format("the {} tile is too small for its halo", coding));
+  const double blocks = double(ceil_div(columns, written_width) * ceil_div(ny - 2 * r, written_rows) * ceil_div(nz - 2 * r, z_chunk));
+  const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
+  const double planes = double(z_chunk + 2 * halo);
+
+  FusedWalk walk;
+  walk.thread_steps = blocks * double(threads) * planes;
+  walk.vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
+  KernelWork& w = walk.work;
+  w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;  // overlapping tiles meet in L2
+  w.l2_bytes = blocks * planes * double(tile_rows) * row_bytes(tile_width, element_bytes) + cells * element_bytes;
+  // The row loads, and the stores of the last step's written part of the tile.
+  const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
+  w.l1_wavefronts = walk.thread_steps / 32 * double(py) * (1 + written) * walk.vector_wavefronts;
+  w.steps = planes;
+  w.chains = double(vx * py);  // a sum per point
+  w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
+  return walk;
+}
+
 // STREAM (stencil3d.cu): a block of 32 x block_y threads owns a tile of
 // 32 * vx by block_y * py points, overlapping its neighbours by fused_steps * R,
 // and walks z_chunk planes plus fused_steps * R before and after. Per plane a
@@ -36,37 +77,22 @@ std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
 // counted as such, the H200 spaces' STREAM rows ranked no better
 // (bench/results/model/README.md, round 2), so these counts stay.
 KernelWork stream_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
-  const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
+  const std::int64_t nx = problem[0], r = radius;
   const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
-  const std::int64_t z_chunk = config.get_int("z_chunk"), k = config.get_int("fused_steps");
-  const std::int64_t halo = k * r, tile_width = 32 * vx, tile_rows = by * py;
+  const std::int64_t halo = config.get_int("fused_steps") * r, tile_width = 32 * vx;
   const std::int64_t lead = ceil_div(halo - r, vx) * vx;
-  const std::int64_t written_width = (tile_width - halo - r - lead) / vx * vx, written_rows = tile_rows - 2 * halo;
-  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument("the STREAM tile is too small for its halo");
-  const double blocks = double(ceil_div(nx - 2 * r, written_width) * ceil_div(ny - 2 * r, written_rows) * ceil_div(nz - 2 * r, z_chunk));
-  const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
-  const double planes = double(z_chunk + 2 * halo);
-  const double thread_steps = blocks * double(32 * by) * planes;
-
-  KernelWork w;
-  w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;  // overlapping tiles meet in L2
-  w.l2_bytes = blocks * planes * double(tile_rows) * row_bytes(tile_width, element_bytes) + cells * element_bytes;
-  const double vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
+  FusedWalk walk = fused_walk("STREAM", radius, element_bytes, problem, config, 32 * by, tile_width, (tile_width - halo - r - lead) / vx * vx,
+                              nx - 2 * r);
   double shared_loads = 0;  // per row and step: the y neighbours beyond the thread's rows
   for (std::int64_t i = 0; i < py; ++i)
     for (std::int64_t d = 1; d <= r; ++d) shared_loads += double(i - d < 0) + double(i + d >= py);
   const double shared_stores = double(std::min(py, 2 * r));
   const double per_step = double(2 * r * py) /* shuffles */ + shared_loads + shared_stores + double(vx * py * (5 * r + 1)) +
                           double(2 * r * py * vx) /* ring shift */;
-  // The row loads, and the stores of the last step's written part of the tile.
-  const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
-  w.l1_wavefronts = thread_steps / 32 * double(py) * (1 + written) * vector_wavefronts;
-  w.shared_wavefronts = thread_steps / 32 * double(k) * (shared_loads + shared_stores) * vector_wavefronts;
-  w.warp_instructions = thread_steps / 32 * (3 * double(py) + double(k) * per_step + 22);
-  w.steps = planes;
-  w.chains = double(vx * py);  // a sum per point
-  w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
-  return w;
+  const double k = double(config.get_int("fused_steps"));
+  walk.work.shared_wavefronts = walk.thread_steps / 32 * k * (shared_loads + shared_stores) * walk.vector_wavefronts;
+  walk.work.warp_instructions = walk.thread_steps / 32 * (3 * double(py) + k * per_step + 22);
+  return walk.work;
 }
 
 // PLANE (stencil3d.cu): STREAM's walk by a block of block_x x block_y threads
@@ -78,36 +104,21 @@ KernelWork stream_work(int radius, int element_bytes, const std::array<std::int6
 // up to the vector), and keeps its z neighbours in a register ring that rotates
 // without moves.
 KernelWork plane_work(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config) {
-  const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
+  const std::int64_t nx = problem[0], r = radius;
   const std::int64_t bx = config.get_int("block_x"), by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
-  const std::int64_t z_chunk = config.get_int("z_chunk"), k = config.get_int("fused_steps");
-  const std::int64_t halo = k * r, tile_width = bx * vx, tile_rows = by * py;
+  const std::int64_t halo = config.get_int("fused_steps") * r, tile_width = bx * vx;
   const std::int64_t lead = ceil_div(halo, vx) * vx;
-  const std::int64_t written_width = (tile_width - halo - lead) / vx * vx, written_rows = tile_rows - 2 * halo;
-  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument("the PLANE tile is too small for its halo");
-  const double blocks = double(ceil_div(nx - r, written_width) * ceil_div(ny - 2 * r, written_rows) * ceil_div(nz - 2 * r, z_chunk));
-  const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
-  const double planes = double(z_chunk + 2 * halo);
-  const double thread_steps = blocks * double(bx * by) * planes;
-
-  KernelWork w;
-  w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;  // overlapping tiles meet in L2
-  w.l2_bytes = blocks * planes * double(tile_rows) * row_bytes(tile_width, element_bytes) + cells * element_bytes;
-  const double vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
+  FusedWalk walk = fused_walk("PLANE", radius, element_bytes, problem, config, bx * by, tile_width, (tile_width - halo - lead) / vx * vx, nx - r);
+  // x neighbours in pieces of up to the vector, R either side of each row.
   const std::int64_t piece = std::min<std::int64_t>(vx, r <= 1 ? 1 : r <= 2 ? 2 : 4);
   const double x_reads = double(2 * ceil_div(r, piece) * py);
   const double piece_wavefronts = std::max(1.0, double(piece * element_bytes) * 32 / 128);
-  const double per_step_shared = double(2 * r + py) * vector_wavefronts + x_reads * piece_wavefronts;
+  const double per_step_shared = double(2 * r + py) * walk.vector_wavefronts + x_reads * piece_wavefronts;
   const double per_step = double(2 * r + py) + x_reads + double(vx * py * (5 * r + 1));
-  // The row copies and their reads, and the stores of the last step's written part of the tile.
-  const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
-  w.l1_wavefronts = thread_steps / 32 * double(py) * (1 + written) * vector_wavefronts;
-  w.shared_wavefronts = thread_steps / 32 * (double(k) * per_step_shared + 2 * double(py) * vector_wavefronts);
-  w.warp_instructions = thread_steps / 32 * (4 * double(py) + double(k) * per_step + 22);
-  w.steps = planes;
-  w.chains = double(vx * py);  // a sum per point
-  w.rounds = 2;  // the plane's copies, then the barrier before the steps read shared memory
-  return w;
+  const double k = double(config.get_int("fused_steps"));
+  walk.work.shared_wavefronts = walk.thread_steps / 32 * (k * per_step_shared + 2 * double(py) * walk.vector_wavefronts);
+  walk.work.warp_instructions = walk.thread_steps / 32 * (4 * double(py) + k * per_step + 22);
+  return walk.work;
 }
 
 // RING (stencil3d.cu): COMP's tile and REG's queue, fed by cp.async copies
