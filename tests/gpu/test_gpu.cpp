@@ -23,6 +23,16 @@ const ProblemSize kSmall = ProblemSize::parse("96x80x72");
 
 VariantCompiler test_compiler() { return VariantCompiler(std::filesystem::temp_directory_path() / "blocktune-gpu-test-cache"); }
 
+// Measures every configuration (checked against the kernel's reference) and expects each to be right.
+void check_all(const KernelDescription& k, const ProblemSize& problem, const std::vector<Config>& configs) {
+  const Remeasured result = measure_many(k, 0, problem, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
+  REQUIRE(result.trials.size() == configs.size());
+  for (const TrialRecord& t : result.trials) {
+    INFO(k.name << " " << problem.to_string() << " " << t.config << ": " << t.message);
+    CHECK(t.outcome == Outcome::ok);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the device model agrees with its architecture profile's per-SM facts", "[gpu][device]") {
@@ -69,14 +79,6 @@ TEST_CASE("every coding of the stencil gives the reference result", "[gpu][measu
     return Config::parse(fmt::format("block_x=32,block_y=4,block_z={},strategy={},zloop={},z_chunk={},vx={},py={},fused_steps=1,carveout=-1",
                                      loop ? 1 : 2, strategy, zloop, loop ? 8 : 1, vx, py));
   };
-  const auto check_all = [](const KernelDescription& k, const ProblemSize& problem, const std::vector<Config>& configs) {
-    const Remeasured result = measure_many(k, 0, problem, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
-    REQUIRE(result.trials.size() == configs.size());
-    for (const TrialRecord& t : result.trials) {
-      INFO(k.name << " " << problem.to_string() << " " << t.config << ": " << t.message);
-      CHECK(t.outcome == Outcome::ok);
-    }
-  };
   for (int radius : {1, 4}) {
     std::vector<Config> configs;
     for (const char* strategy : {"BASE", "CSL", "COMP"})
@@ -110,11 +112,7 @@ TEST_CASE("temporal blocking gives the reference of as many steps as it fuses", 
     std::vector<Config> configs;
     for (const std::string& shape : shapes)
       configs.push_back(Config::parse("block_x=32," + shape + ",block_z=1,strategy=STREAM,zloop=REG,z_chunk=16,carveout=-1"));
-    const Remeasured result = measure_many(k, 0, ProblemSize{kSmall.dims, 4}, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
-    for (const TrialRecord& t : result.trials) {
-      INFO(t.config << ": " << t.message);
-      CHECK(t.outcome == Outcome::ok);
-    }
+    check_all(k, ProblemSize{kSmall.dims, 4}, configs);
   }
 }
 
@@ -134,12 +132,7 @@ TEST_CASE("PLANE's temporal blocking gives the reference of as many steps as it 
     std::vector<Config> configs;
     for (const std::string& shape : shapes)
       configs.push_back(Config::parse(shape + ",block_z=1,strategy=PLANE,zloop=REG,z_chunk=16,carveout=-1"));
-    const Remeasured result = measure_many(k, 0, ProblemSize{{160, 136, 40}, 3}, configs, test_compiler(), {.min_repeats = 3, .max_repeats = 3});
-    REQUIRE(result.trials.size() == configs.size());
-    for (const TrialRecord& t : result.trials) {
-      INFO(t.config << ": " << t.message);
-      CHECK(t.outcome == Outcome::ok);
-    }
+    check_all(k, ProblemSize{{160, 136, 40}, 3}, configs);
   }
 }
 
