@@ -174,9 +174,12 @@ KernelDescription stencil3d(int radius, ElementType type) {
   k.defines = {"block_x", "block_y", "block_z", "strategy", "zloop", "z_chunk", "vx", "py", "fused_steps"};
 
   const std::string interior = fmt::format("- {}", 2 * radius);
-  k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {}, {}) : strategy == "PLANE" ? ceil_div(nx - {}, {}) : ceil_div(nx, block_x * vx))",
-                        interior, written_x, radius, plane_written_x),
-            fmt::format(R"(ceil_div(ny {}, strategy == "STREAM" || strategy == "PLANE" ? {} : block_y * py))", interior, written_y),
+  // PLANE's tiles start at the x and y faces and step by their written part;
+  // the last one reaches the far face (stencil3d.cu).
+  k.grid = {fmt::format(R"(strategy == "STREAM" ? ceil_div(nx {0}, {1}) : strategy == "PLANE" ? 1 + ceil_div(max(0, nx - block_x * vx), {2}) : ceil_div(nx, block_x * vx))",
+                        interior, written_x, plane_written_x),
+            fmt::format(R"(strategy == "STREAM" ? ceil_div(ny {0}, {1}) : strategy == "PLANE" ? 1 + ceil_div(max(0, ny - block_y * py), {1}) : ceil_div(ny {0}, block_y * py))",
+                        interior, written_y),
             fmt::format("ceil_div(nz {}, block_z * z_chunk)", interior)};
   k.dynamic_smem = fmt::format(R"(strategy == "STREAM" ? {} : strategy == "PLANE" ? {} : strategy == "COMP" ? {} : strategy == "RING" ? {} : 0)",
                                stream_smem, plane_smem, comp_smem, ring_smem);

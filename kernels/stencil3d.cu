@@ -368,7 +368,12 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
 // memory, padded so that the tile's edge reads its padding. Each level loses R
 // valid points at the tile's edge: tiles overlap by FUSED_STEPS * R and only the
 // inner part is written; what the edge computes from the padding is never read
-// by a valid point, so it needs no mask. Points within R of a face keep their
+// by a valid point, so it needs no mask. A tile that reaches an x or y face
+// loses nothing on that side (the face's points are known at every level), so
+// the first tile starts at the face and writes from R, and the last one ends at
+// or beyond the far face and writes up to it: at 512 points, radius 2 and 2
+// steps, 9 x 21 tiles of 64 x 32 points where tiles with a halo on every side
+// took 10 x 22. Points within R of a face keep their
 // value at every level, exactly as in FUSED_STEPS separate launches: a z face is
 // the same for the whole block (a uniform branch), and only blocks whose tile
 // reaches within R of an x or y face or beyond the grid walk with masks (the
@@ -391,8 +396,8 @@ struct PlaneTile {
   static constexpr int HALO = K * R;                         // tile overlap on each side
   static constexpr int TW = BLOCK_X * VX, TH = BLOCK_Y * PY;  // tile, in points
   // Columns before the first written one (a whole vector, so that every store
-  // inside the grid is a vector store); written columns and rows per tile.
-  // stencil3d.cpp's grid and constraints use the same.
+  // inside the grid is a vector store); written columns and rows per tile, and
+  // the stride of the tiles. stencil3d.cpp's grid and constraints use the same.
   static constexpr int LEAD = (HALO + VX - 1) / VX * VX;
   static constexpr int OW = (TW - HALO - LEAD) / VX * VX;
   static constexpr int OH = TH - 2 * HALO;
@@ -437,21 +442,26 @@ __device__ __forceinline__ void plane_walk(const REAL* __restrict__ in, REAL* ou
   // What does not change along the walk is worked out once. Where the thread's
   // rows are read from: the nearest point inside the grid. Bit i: row i is on
   // no y face (updated), is written by the last level; bit v: point v is on no
-  // x face, is written.
-  const int x_read = min(max(x0, 0), nx - VX);
+  // x face, is written. A tile at a face writes up to it (see above).
+  const bool first_x = x_tile == 0, last_x = x_tile + TW >= nx, first_y = y_tile == 0, last_y = y_tile + TH >= ny;
+  const int x_read = min(x0, nx - VX);
   unsigned rows_updated = 0, rows_written = 0, points_updated = 0, points_written = 0;
   long long row_read[PY];
 #pragma unroll
   for (int i = 0; i < PY; ++i) {
     const int y = y0 + i;
-    row_read[i] = min(max(y, 0), ny - 1) * sy + x_read;
-    if (y >= R && y < ny - R) rows_updated |= 1u << i;
-    if (ty + i >= HALO && ty + i < HALO + T::OH && y < ny - R) rows_written |= 1u << i;
+    row_read[i] = min(y, ny - 1) * sy + x_read;
+    if (y >= R && y < ny - R) {
+      rows_updated |= 1u << i;
+      if ((first_y || ty + i >= HALO) && (last_y || ty + i < HALO + T::OH)) rows_written |= 1u << i;
+    }
   }
 #pragma unroll
   for (int v = 0; v < VX; ++v) {
-    if (x0 + v >= R && x0 + v < nx - R) points_updated |= 1u << v;
-    if (tx + v >= T::LEAD && tx + v < T::LEAD + T::OW && x0 + v >= R && x0 + v < nx - R) points_written |= 1u << v;
+    if (x0 + v >= R && x0 + v < nx - R) {
+      points_updated |= 1u << v;
+      if ((first_x || tx + v >= T::LEAD) && (last_x || tx + v < T::LEAD + T::OW)) points_written |= 1u << v;
+    }
   }
   const bool vector_written = points_written == (1u << VX) - 1;
   const long long first_point = y0 * sy + x0;  // in plane 0
@@ -595,8 +605,7 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
   REAL c[R + 1];
 #pragma unroll
   for (int r = 0; r <= R; ++r) c[r] = coefficients[r];
-  const int x_tile = blockIdx.x * T::OW - T::LEAD;  // grid coordinates of the tile's first point
-  const int y_tile = blockIdx.y * T::OH - (T::HALO - R);
+  const int x_tile = blockIdx.x * T::OW, y_tile = blockIdx.y * T::OH;  // grid coordinates of the tile's first point
   const bool near_face = x_tile < R || x_tile + T::TW > nx - R || y_tile < R || y_tile + T::TH > ny - R;
   if (near_face)
     plane_walk<R, true>(in, out, c, nx, ny, nz, x_tile, y_tile, shared_bytes);

@@ -26,10 +26,15 @@ std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
   return ceil_div(r, align) * align;
 }
 
+// The constraints keep every tile's written part non-empty; the counts rely on it.
+void require_written_part(std::string_view coding, std::int64_t written_width, std::int64_t written_rows) {
+  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument(fmt::format("the {} tile is too small for its halo", coding));
+}
+
 // What STREAM and PLANE share: a block of `threads` owns a tile of tile_width x
-// tile_rows points whose written part is written_width x written_rows, its tiles
-// covering `columns` points in x, and walks z_chunk planes plus fused_steps * R
-// before and after. Per plane a thread loads its py row vectors; the last step
+// tile_rows points whose written part is written_width x written_rows, one of
+// `tiles` (x by y) over the grid's xy plane, and walks z_chunk planes plus
+// fused_steps * R before and after. Per plane a thread loads its py row vectors; the last step
 // stores the written part of the tile. The coding adds its per-step work to
 // `work` (its shared memory and instructions), per thread and plane.
 struct FusedWalk {
@@ -38,14 +43,13 @@ struct FusedWalk {
   double vector_wavefronts = 0;  // per warp access of a row vector
 };
 
-FusedWalk fused_walk(std::string_view coding, int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config,
-                     std::int64_t threads, std::int64_t tile_width, std::int64_t written_width, std::int64_t columns) {
+FusedWalk fused_walk(int radius, int element_bytes, const std::array<std::int64_t, 3>& problem, const Config& config,
+                     std::int64_t threads, std::int64_t tile_width, std::int64_t written_width, const std::array<std::int64_t, 2>& tiles) {
   const std::int64_t nx = problem[0], ny = problem[1], nz = problem[2], r = radius;
   const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
   const std::int64_t z_chunk = config.get_int("z_chunk"), halo = config.get_int("fused_steps") * r;
   const std::int64_t tile_rows = by * py, written_rows = tile_rows - 2 * halo;
-  if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument(fmt::format("the {} tile is too small for its halo", coding));
-  const double blocks = double(ceil_div(columns, written_width) * ceil_div(ny - 2 * r, written_rows) * ceil_div(nz - 2 * r, z_chunk));
+  const double blocks = double(tiles[0] * tiles[1] * ceil_div(nz - 2 * r, z_chunk));
   const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
   const double planes = double(z_chunk + 2 * halo);
 
@@ -81,8 +85,10 @@ KernelWork stream_work(int radius, int element_bytes, const std::array<std::int6
   const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
   const std::int64_t halo = config.get_int("fused_steps") * r, tile_width = 32 * vx;
   const std::int64_t lead = ceil_div(halo - r, vx) * vx;
-  FusedWalk walk = fused_walk("STREAM", radius, element_bytes, problem, config, 32 * by, tile_width, (tile_width - halo - r - lead) / vx * vx,
-                              nx - 2 * r);
+  const std::int64_t written_width = (tile_width - halo - r - lead) / vx * vx, written_rows = by * py - 2 * halo;
+  require_written_part("STREAM", written_width, written_rows);
+  FusedWalk walk = fused_walk(radius, element_bytes, problem, config, 32 * by, tile_width, written_width,
+                              {ceil_div(nx - 2 * r, written_width), ceil_div(problem[1] - 2 * r, written_rows)});
   double shared_loads = 0;  // per row and step: the y neighbours beyond the thread's rows
   for (std::int64_t i = 0; i < py; ++i)
     for (std::int64_t d = 1; d <= r; ++d) shared_loads += double(i - d < 0) + double(i + d >= py);
@@ -108,7 +114,12 @@ KernelWork plane_work(int radius, int element_bytes, const std::array<std::int64
   const std::int64_t bx = config.get_int("block_x"), by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
   const std::int64_t halo = config.get_int("fused_steps") * r, tile_width = bx * vx;
   const std::int64_t lead = ceil_div(halo, vx) * vx;
-  FusedWalk walk = fused_walk("PLANE", radius, element_bytes, problem, config, bx * by, tile_width, (tile_width - halo - lead) / vx * vx, nx - r);
+  const std::int64_t written_width = (tile_width - halo - lead) / vx * vx, tile_rows = by * py, written_rows = tile_rows - 2 * halo;
+  require_written_part("PLANE", written_width, written_rows);
+  // Tiles from face to face, stepping by their written part (stencil3d.cu).
+  const auto tiles = [](std::int64_t points, std::int64_t tile, std::int64_t step) { return 1 + ceil_div(std::max<std::int64_t>(0, points - tile), step); };
+  FusedWalk walk = fused_walk(radius, element_bytes, problem, config, bx * by, tile_width, written_width,
+                              {tiles(nx, tile_width, written_width), tiles(problem[1], tile_rows, written_rows)});
   // x neighbours in pieces of up to the vector, R either side of each row.
   const std::int64_t piece = std::min<std::int64_t>(vx, r <= 1 ? 1 : r <= 2 ? 2 : 4);
   const double x_reads = double(2 * ceil_div(r, piece) * py);

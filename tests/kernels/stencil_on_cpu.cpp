@@ -60,13 +60,14 @@ int main() {
   for (int r = 1; r <= RADIUS; ++r) c[r] = REAL(0.25 / (r * r * 3));
 
   // The grid stencil3d.cpp launches for PLANE.
-  const unsigned grid_x = (nx - RADIUS + T::OW - 1) / T::OW, grid_y = (ny - 2 * RADIUS + T::OH - 1) / T::OH;
+  const auto tiles = [](int points, int tile, int step) { return 1 + unsigned(std::max(0, points - tile) + step - 1) / step; };
+  const unsigned grid_x = tiles(nx, T::TW, T::OW), grid_y = tiles(ny, T::TH, T::OH);
   const unsigned grid_z = (nz - 2 * RADIUS + Z_CHUNK - 1) / Z_CHUNK;
   int near_face_blocks = 0, inner_blocks = 0;
   for (unsigned bz = 0; bz < grid_z; ++bz)
     for (unsigned by = 0; by < grid_y; ++by)
       for (unsigned bx = 0; bx < grid_x; ++bx) {
-        const int x_tile = int(bx) * T::OW - T::LEAD, y_tile = int(by) * T::OH - (T::HALO - RADIUS);
+        const int x_tile = int(bx) * T::OW, y_tile = int(by) * T::OH;
         const bool near_face = x_tile < RADIUS || x_tile + T::TW > nx - RADIUS || y_tile < RADIUS || y_tile + T::TH > ny - RADIUS;
         ++(near_face ? near_face_blocks : inner_blocks);
         blockIdx = {bx, by, bz};

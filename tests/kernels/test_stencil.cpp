@@ -179,19 +179,20 @@ TEST_CASE("a STREAM configuration launches one block per written tile, with its 
 TEST_CASE("a PLANE configuration writes whole vectors: its written columns start a vector into the tile", "[kernels]") {
   const DeviceInfo h100 = require_arch_profile("sm_90");
   // Radius 2, 2 steps, 16 x 32 threads of 4 points and 2 rows = 64 x 64 tile:
-  // the halo is 4 each side, the written columns start 4 in (tile b writes x =
-  // 56 b to 56 b + 55, x = 2 to 509 of them interior) and end 4 before the
-  // halo: 56 columns, 56 rows.
+  // the halo is 4 each side, the written columns start 4 in and end 4 before
+  // the halo: 56 columns, 56 rows. The tiles step by them from the faces
+  // (tile b starts at x = 56 b): the first writes from the face (x = 2), the
+  // ninth ends at it (x = 448 to 511) and writes up to it (x = 509).
   const ResolvedConfig r = resolve(stencil3d(2), plane(16, 32, 2, 4, 2), h100, k512_100_steps);
   CHECK(r.shape.block == std::array<unsigned, 3>{16, 32, 1});
-  CHECK(r.shape.grid == std::array<unsigned, 3>{10, 10, 32});  // 510 / 56, 508 / 56, 508 / 16, rounded up
+  CHECK(r.shape.grid == std::array<unsigned, 3>{9, 9, 32});  // 1 + 448 / 56 twice, 508 / 16 rounded up
   // Two planes per fused step of the tile with 2 rows above and below and 4
   // columns either side, and the input's ring of 16 KiB tiles: 2 planes in
   // flight and the one being read.
   CHECK(r.shape.dynamic_smem == 2 * 2 * 68 * 72 * 4 + (2 + 1) * 64 * 64 * 4);
   // Radius 1, 3 steps, 4-point vectors: the first written column is the vector at 4.
   const ResolvedConfig r1 = resolve(stencil3d(1), plane(16, 16, 2, 4, 3), h100, k512_100_steps);
-  CHECK(r1.shape.grid == std::array<unsigned, 3>{10, 20, 32});  // 511 / (64 - 3 - 4 rounded down to 56), 510 / 26
+  CHECK(r1.shape.grid == std::array<unsigned, 3>{9, 20, 32});  // 1 + 448 / (64 - 3 - 4 rounded down to 56), 1 + 480 / 26 rounded up
 }
 
 TEST_CASE("every radius and fused step count of STREAM and PLANE compiles for sm_90 and fits the H100", "[kernels][compile]") {
