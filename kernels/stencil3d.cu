@@ -388,8 +388,7 @@ stencil3d(const REAL* __restrict__ in, REAL* out, const REAL* coefficients, int 
 // 20 instructions per point update at radius 2 (13 of them arithmetic) in the
 // sm_90 SASS of the 16 x 32 x (4 x 2) tile, against STREAM's 35 at 32 x 16 x (2 x 4);
 // blocks 16 to 64 threads wide, 16 x 16 threads of 4-point vectors among them. On
-// an H100 the fastest per step at radius 1 (3 fused steps, 2.15x the best single
-// step) and 2 (2 steps, 1.37x): bench/results/time-steps/h100/.
+// an H100 the fastest per step at radii 1 and 2: bench/results/time-steps/h100/.
 template <int R>
 struct PlaneTile {
   static constexpr int K = FUSED_STEPS;
