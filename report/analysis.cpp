@@ -1,6 +1,7 @@
 #include "analysis.hpp"
 
 #include <blocktune/detail/model.hpp>
+#include <blocktune/time_steps.hpp>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -437,7 +438,7 @@ std::string transferred(const Session& from, const Session& on) {
                      percent(best_there.median_ms / there->median_ms));
 }
 
-Explanation explain_trial(const Session& session, const TrialRecord& t) {
+Explanation explain_trial(const Session& session, const TrialRecord& t, bool per_launch) {
   Explanation e;
   const TrialRecord* winner = session.winner();
   const bool is_winner = winner == &t;
@@ -476,9 +477,10 @@ Explanation explain_trial(const Session& session, const TrialRecord& t) {
   }
   e.facts.emplace_back("occupancy", occupancy_fact(t));
   e.facts.emplace_back("resources", resources_fact(t));
+  if (session.model) e.facts.emplace_back("model", model_fact(session, *session.model));
+  if (!per_launch) return e;
   e.facts.emplace_back("rank", fmt::format("{} of {} timed configurations{}", ordinal(session.rank(t)), measured,
                                            others == 0 ? "" : fmt::format(" ({} more were not timed)", others)));
-  if (session.model) e.facts.emplace_back("model", model_fact(session, *session.model));
 
   if (const TrialRecord* fallback = session.default_trial(); !fallback) {
     e.facts.emplace_back(
@@ -514,6 +516,49 @@ Explanation explain_trial(const Session& session, const TrialRecord& t) {
     e.verdict = "It is the only configuration that ran correctly.";
   }
   return e;
+}
+
+void compare_per_step(const Session& session, const TrialRecord& t, std::int64_t time_steps, Explanation& e) {
+  std::vector<StepLaunch> launches;  // in session.ranked's order
+  for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
+  const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
+  std::vector<std::pair<double, const TrialRecord*>> plans;  // ms per step, fastest first
+  for (std::size_t i = 0; i < launches.size(); ++i)
+    if (const auto plan = plan_steps(launches[i], time_steps, fastest)) plans.emplace_back(plan->per_step_ms(), session.ranked[i]);
+  std::ranges::stable_sort(plans, {}, &std::pair<double, const TrialRecord*>::first);
+  const auto mine = std::ranges::find(plans, &t, &std::pair<double, const TrialRecord*>::second);
+  if (mine == plans.end()) {
+    e.verdict = fmt::format("No plan for {} time steps can launch it (see \"time steps\").", time_steps);
+    return;
+  }
+  const std::size_t rank = static_cast<std::size_t>(mine - plans.begin()) + 1;
+  e.facts.emplace_back("rank", fmt::format("{} of {} plans for {} time steps, by time per step (each timed configuration as the main launch)",
+                                           ordinal(rank), plans.size(), time_steps));
+  const auto per_step = [&](const TrialRecord* trial) { return std::ranges::find(plans, trial, &std::pair<double, const TrialRecord*>::second); };
+  std::string against_default;
+  if (const TrialRecord* fallback = session.default_trial(); fallback && fallback != &t && per_step(fallback) != plans.end()) {
+    const double ratio = per_step(fallback)->first / mine->first;
+    e.facts.emplace_back("vs default", fmt::format("{:.3f}x {} per step than the default {} ({:.4g} ms per step)", ratio >= 1 ? ratio : 1 / ratio,
+                                                   ratio >= 1 ? "faster" : "slower", fallback->config, per_step(fallback)->first));
+    against_default = fmt::format(" It is {:.2f}x as fast per step as the kernel's default configuration.", ratio);
+  }
+  if (rank == 1 && plans.size() > 1) {
+    const auto& [ms, runner_up] = plans[1];
+    const double lead = ms / mine->first - 1;
+    e.facts.emplace_back("vs runner-up", fmt::format("{:.4f}x faster per step than {} ({:.4g} ms per step), which differs in {}", ms / mine->first,
+                                                     runner_up->config, ms, differences(t, *runner_up)));
+    e.verdict = fmt::format("For {} time steps it is the fastest plan.{} Its lead over the runner-up ({}) is {} its timing spread ({}).", time_steps,
+                            against_default, percent(lead), lead < t.spread ? "smaller than" : "larger than", percent(t.spread));
+  } else if (rank > 1) {
+    const auto& [ms, winner] = plans.front();
+    const double slower = mine->first / ms;
+    e.facts.emplace_back("vs winner", fmt::format("{:.3f}x slower per step than {} ({:.4g} ms per step), which differs in {}", slower, winner->config,
+                                                  ms, differences(t, *winner)));
+    e.verdict = fmt::format("For {} time steps it takes {} longer per step than the fastest plan and ranks {} of {}.", time_steps,
+                            percent(slower - 1), ordinal(rank), plans.size());
+  } else {
+    e.verdict = fmt::format("It is the only plan for {} time steps.", time_steps);
+  }
 }
 
 std::string to_text(const Explanation& e) {

@@ -99,7 +99,13 @@ struct Explanation {
   std::vector<std::pair<std::string, std::string>> facts;  // ("occupancy", "50%: ...")
   std::string verdict;                                     // in plain words
 };
-Explanation explain_trial(const Session& session, const TrialRecord& trial);
+// per_launch: rank it and compare it with the default and the winner launch
+// for launch (an application's N time steps compare plans instead: report.cpp).
+Explanation explain_trial(const Session& session, const TrialRecord& trial, bool per_launch = true);
+// For an application's `time_steps` steps, each ok trial of the session as the
+// main launch of its plan (plan_steps): the trial's rank among the plans, and
+// against the default's plan and the fastest plan, per step, with the verdict.
+void compare_per_step(const Session& session, const TrialRecord& trial, std::int64_t time_steps, Explanation& explanation);
 std::string to_text(const Explanation& explanation);  // for the terminal
 
 // Whether a trial's configuration ran on the GPU: it was timed, or failed

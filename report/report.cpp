@@ -154,10 +154,15 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
       throw ReportError(fmt::format("configuration {} was not tried for {} ({} configurations were)", config,
                                     session.title(), session.trials().size()));
   }
-  report::Explanation explanation = report::explain_trial(session, *trial);
-  if (query.problem.time_steps > 1 || trial->steps_per_launch > 1) {
+  // For several steps configurations compete as plans, per step, not per launch.
+  const bool steps = query.problem.time_steps > 1 || trial->steps_per_launch > 1;
+  report::Explanation explanation = report::explain_trial(session, *trial, !(steps && trial->outcome == Outcome::ok));
+  if (steps) {
     if (query.config.empty()) explanation.heading = fmt::format("{}: the winner for {} time steps", session.title(), query.problem.time_steps);
-    if (trial->outcome == Outcome::ok) add_step_facts(launches, *trial, query.problem.time_steps, explanation);
+    if (trial->outcome == Outcome::ok) {
+      add_step_facts(launches, *trial, query.problem.time_steps, explanation);
+      report::compare_per_step(session, *trial, query.problem.time_steps, explanation);
+    }
   }
   return report::to_text(explanation);
 }

@@ -386,6 +386,21 @@ TEST_CASE("time steps: explain the winner for N steps, and the reports' best lau
   CHECK_THAT(hundred, Catch::Contains("the winner for 100 time steps") && Catch::Contains("fused_steps=2") &&
                           Catch::Contains("100 as 50 launches of 2 steps") && Catch::Contains("1.30x faster per step") &&
                           Catch::Contains("Fusing wins"));
+  // Ranked and compared as plans per step, not per launch: a fused launch is
+  // slower than a single step, yet the winner for 100 steps.
+  CHECK_THAT(hundred, Catch::Contains("rank") && Catch::Contains("1st of") && Catch::Contains("plans for 100 time steps") &&
+                          Catch::Contains("faster per step than the default") && Catch::Contains("For 100 time steps it is the fastest plan") &&
+                          !Catch::Contains("timed configurations") && !Catch::Contains("slower than"));
+  // The fastest single step, explained for 100 steps.
+  const std::string single = explain(file, {"stencil3d_r1", ProblemSize{{512, 512, 512}, 100}, "",
+                                            "block_x=32,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=8,vx=2,py=2,fused_steps=1,carveout=-1"});
+  CHECK_THAT(single, Catch::Contains("strategy=RING") && Catch::Contains("slower per step than") && Catch::Contains("fused_steps=2") &&
+                         Catch::Contains("For 100 time steps it takes"));
+  // The 2-step winner, explained for one step, which it cannot run.
+  const std::size_t at = hundred.find("block_x=");
+  const std::string fused = hundred.substr(at, hundred.find('\n', at) - at);
+  CHECK_THAT(explain(file, {"stencil3d_r1", ProblemSize{{512, 512, 512}, 1}, "", fused}),
+             Catch::Contains("more than the 1 asked") && Catch::Contains("No plan for 1 time steps can launch it"));
   // One step: the fastest single-step launch; fused ones do not do one step.
   CHECK_THAT(explain(file, {"stencil3d_r1", ProblemSize{{512, 512, 512}, 1}, "", ""}),
              Catch::Contains("strategy=RING") && !Catch::Contains("time steps"));
