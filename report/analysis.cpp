@@ -1,7 +1,6 @@
 #include "analysis.hpp"
 
 #include <blocktune/detail/model.hpp>
-#include <blocktune/time_steps.hpp>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -518,10 +517,8 @@ Explanation explain_trial(const Session& session, const TrialRecord& t, bool per
   return e;
 }
 
-void compare_per_step(const Session& session, const TrialRecord& t, std::int64_t time_steps, Explanation& e) {
-  std::vector<StepLaunch> launches;  // in session.ranked's order
-  for (const TrialRecord* ok : session.ranked) launches.push_back(step_launch(*ok));
-  const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
+void compare_per_step(const Session& session, std::span<const StepLaunch> launches, std::span<const StepLaunch> fastest, const TrialRecord& t,
+                      std::int64_t time_steps, Explanation& e) {
   std::vector<std::pair<double, const TrialRecord*>> plans;  // ms per step, fastest first
   for (std::size_t i = 0; i < launches.size(); ++i)
     if (const auto plan = plan_steps(launches[i], time_steps, fastest)) plans.emplace_back(plan->per_step_ms(), session.ranked[i]);
@@ -534,12 +531,13 @@ void compare_per_step(const Session& session, const TrialRecord& t, std::int64_t
   const std::size_t rank = static_cast<std::size_t>(mine - plans.begin()) + 1;
   e.facts.emplace_back("rank", fmt::format("{} of {} plans for {} time steps, by time per step (each timed configuration as the main launch)",
                                            ordinal(rank), plans.size(), time_steps));
-  const auto per_step = [&](const TrialRecord* trial) { return std::ranges::find(plans, trial, &std::pair<double, const TrialRecord*>::second); };
   std::string against_default;
-  if (const TrialRecord* fallback = session.default_trial(); fallback && fallback != &t && per_step(fallback) != plans.end()) {
-    const double ratio = per_step(fallback)->first / mine->first;
+  const TrialRecord* fallback = session.default_trial();
+  if (const auto plan = std::ranges::find(plans, fallback, &std::pair<double, const TrialRecord*>::second);
+      fallback && fallback != &t && plan != plans.end()) {
+    const double ratio = plan->first / mine->first;
     e.facts.emplace_back("vs default", fmt::format("{:.3f}x {} per step than the default {} ({:.4g} ms per step)", ratio >= 1 ? ratio : 1 / ratio,
-                                                   ratio >= 1 ? "faster" : "slower", fallback->config, per_step(fallback)->first));
+                                                   ratio >= 1 ? "faster" : "slower", fallback->config, plan->first));
     against_default = fmt::format(" It is {:.2f}x as fast per step as the kernel's default configuration.", ratio);
   }
   if (rank == 1 && plans.size() > 1) {

@@ -4,10 +4,12 @@
 
 #include <blocktune/config_text.hpp>
 #include <blocktune/report.hpp>
+#include <blocktune/time_steps.hpp>
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -105,7 +107,10 @@ Explanation explain_trial(const Session& session, const TrialRecord& trial, bool
 // For an application's `time_steps` steps, each ok trial of the session as the
 // main launch of its plan (plan_steps): the trial's rank among the plans, and
 // against the default's plan and the fastest plan, per step, with the verdict.
-void compare_per_step(const Session& session, const TrialRecord& trial, std::int64_t time_steps, Explanation& explanation);
+// `launches`: session.ranked's trials as launches, in its order; `fastest`:
+// fastest_by_depth of them.
+void compare_per_step(const Session& session, std::span<const StepLaunch> launches, std::span<const StepLaunch> fastest, const TrialRecord& trial,
+                      std::int64_t time_steps, Explanation& explanation);
 std::string to_text(const Explanation& explanation);  // for the terminal
 
 // Whether a trial's configuration ran on the GPU: it was timed, or failed

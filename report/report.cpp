@@ -54,10 +54,9 @@ std::string canonical_config(std::string_view text, const KernelRecord& kernel) 
 }
 
 // What `time_steps` steps cost with `trial` as the main launch, against the
-// fastest single-step launch of `launches` (the session's ok trials): why
-// fusing steps wins or loses.
-void add_step_facts(std::span<const StepLaunch> launches, const TrialRecord& trial, std::int64_t time_steps, report::Explanation& e) {
-  const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
+// fastest single-step launch of `fastest` (fastest_by_depth of the session's ok
+// trials): why fusing steps wins or loses.
+void add_step_facts(std::span<const StepLaunch> fastest, const TrialRecord& trial, std::int64_t time_steps, report::Explanation& e) {
   const auto plan = plan_steps(step_launch(trial), time_steps, fastest);
   if (!plan) {
     e.facts.emplace_back("time steps", trial.steps_per_launch > time_steps
@@ -160,8 +159,9 @@ std::string explain(const DatabaseContents& contents, const ExplainQuery& query)
   if (steps) {
     if (query.config.empty()) explanation.heading = fmt::format("{}: the winner for {} time steps", session.title(), query.problem.time_steps);
     if (trial->outcome == Outcome::ok) {
-      add_step_facts(launches, *trial, query.problem.time_steps, explanation);
-      report::compare_per_step(session, *trial, query.problem.time_steps, explanation);
+      const std::vector<StepLaunch> fastest = fastest_by_depth(launches);
+      add_step_facts(fastest, *trial, query.problem.time_steps, explanation);
+      report::compare_per_step(session, launches, fastest, *trial, query.problem.time_steps, explanation);
     }
   }
   return report::to_text(explanation);
