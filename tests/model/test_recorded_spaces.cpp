@@ -587,3 +587,36 @@ TEST_CASE("write the model's terms for every recorded configuration", "[.residua
   }
   REQUIRE(out);
 }
+
+// Every recorded space of the example kernels with the predictions `tune` would make if their specs counted no work
+// (no work counts, no bytes_moved, no flops: occupancy, waves and launch overhead only), written into the current
+// folder as <folder>__<file>, for judging the default strategy with such a model against `--no-model`
+// (bench/results/search-calibration/model-without-work-counts/):
+//   test_model "[.predictions-without-work]"
+TEST_CASE("write predictions without work counts into copies of the example kernels' recordings", "[.predictions-without-work]") {
+  const std::map<std::string, std::string> spec_folders{
+      {"blur", "blur"}, {"conv2d_5x5", "conv2d"}, {"matmul_tiled", "matmul"}, {"sum_of_squares", "reduction"}, {"transpose", "transpose"}};
+  const DeviceParameters h100 =
+      model_parameters(require_arch_profile("sm_90"), load_metrics(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "devices/h100-80gb-hbm3.metrics"));
+  std::vector<std::filesystem::path> files;
+  for (const auto& root : {std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/spaces", std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces"})
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root))
+      if (entry.path().string().ends_with(".csv.gz")) files.push_back(entry.path());
+  std::ranges::sort(files);
+  for (const auto& file : files) {
+    const MeasuredSpace space = load_space(file);
+    const auto folder = spec_folders.find(space.kernel);
+    if (folder == spec_folders.end()) continue;
+    KernelDescription kernel = load_spec(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "examples/specs" / folder->second / "spec.json");
+    kernel.work = nullptr;
+    kernel.work_expressions = {};
+    kernel.bytes_moved.clear();
+    kernel.flops.clear();
+    const bool h200 = space.recording.device.find("H200") != std::string::npos;
+    Recording recording = space.recording;
+    recording.predicted_seconds = predict_kernel(space, kernel, h200 ? h200_parameters(false) : h100).predicted;
+    const std::string name = file.parent_path().filename().string() + "__" + file.filename().string();
+    write_recording(name, recording);
+    fmt::print("{}: {} predictions without work counts\n", name, recording.predicted_seconds.size());
+  }
+}
