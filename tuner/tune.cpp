@@ -266,15 +266,10 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // answered by the store or compiled on the pool while the GPU measures the
   // one before it; the GPU takes them in the order proposed, so that a rerun
   // with the same strategy, seed and look-ahead retraces the same steps.
-  // A kernel that counts no work still gets the model's prior: it ranks
-  // occupancy, waves and launch structure only, and the search weighs it by
-  // how well it predicts what this run measures (kept on 5 earlier public and
-  // flops-only spaces, judged on an eighth held-out set:
-  // bench/results/search-calibration/model-without-work-counts/).
-  const bool use_model = options.use_model;
-  if (use_model && !counts_work(kernel))
-    result.model_note = "the kernel counts no work (objective bytes_moved or flops, or work; docs/specs.md), so the model's predictions "
-                        "rank occupancy, waves and launch overhead only; the search weighs them by how well they predict what it measures";
+  const bool use_model = options.use_model && counts_work(kernel);
+  if (options.use_model && !use_model)
+    result.model_note = "the kernel counts no work (objective bytes_moved or flops, or work; docs/specs.md), so the search runs without "
+                        "the execution-time model";
   // The default configuration is measured first: it is compiled anyway, as
   // the reference for correctness, and the report's speed-up is against it.
   std::vector<std::uint64_t> first;
@@ -412,6 +407,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
 }
 
 std::string model_summary(const TuneResult& result) {
+  if (!result.model_note.empty()) return {};  // the search ran without it
   std::vector<double> predicted, measured;
   for (const TrialRecord& trial : result.trials)
     if (trial.outcome == Outcome::ok && trial.predicted_ms) {

@@ -591,7 +591,7 @@ TEST_CASE("write the model's terms for every recorded configuration", "[.residua
 // Every recorded space of the example kernels with the predictions `tune` would make if their specs counted no work
 // (no work counts, no bytes_moved, no flops: occupancy, waves and launch overhead only), written into the current
 // folder as <folder>__<file>, for judging the default strategy with such a model against `--no-model`
-// (bench/results/search-calibration/model-without-work-counts/):
+// (bench/results/search-calibration/model-without-work-counts-not-kept/):
 //   test_model "[.predictions-without-work]"
 TEST_CASE("write predictions without work counts into copies of the example kernels' recordings", "[.predictions-without-work]") {
   const std::map<std::string, std::string> spec_folders{

@@ -180,29 +180,18 @@ TEST_CASE("A weakly right model does not make the default worse than no model on
   CHECK(with_model > convolution.mean_score("genetic", 10, true) + 0.2);
 }
 
-// BAT's hotspot and Kernel Tuner's pnpoly count no work, so the model's
-// predictions rank occupancy, waves and launch overhead only; `tune` searches
-// with them all the same, weighed by the online calibration
-// (bench/results/search-calibration/model-without-work-counts/). On pnpoly
-// they help (10 seeds: 0.875 against 0.778 without); on hotspot, whose best
-// configurations lie at an extreme (one time step per launch), they cost
-// (0.513 against 0.633; 0.559 against 0.616 at 30 seeds), a miss of issue
-// 18's item 2 held here to what it is. The default still beats random and
-// genetic search by far on both.
-TEST_CASE("With the occupancy-only model of a kernel that counts no work, the default beats random and genetic search") {
-  const ScoredSpace pnpoly = held_out_space("pnpoly-20000000-h200.csv.gz");
-  REQUIRE(pnpoly.model);
-  const double pnpoly_default = pnpoly.mean_score(kDefaultStrategy, 10, true);
-  CHECK(pnpoly_default > pnpoly.mean_score(kDefaultStrategy, 10, false) + 0.05);
-  CHECK(pnpoly_default > pnpoly.mean_score("random", 10, false) + 0.2);
-
+// BAT's hotspot counts no work, so `tune` searches it without the model. Its
+// best configurations lie at an extreme (one time step per launch), which the
+// covering measurements reach last; the default stayed below issue 18's 0.6
+// there until searches started from the kernel's default configuration (0.63
+// at 10 seeds since, bench/results/anchors-search). It beats random search and
+// the genetic strategy by far.
+TEST_CASE("Without the model the default beats random and genetic search on a held-out hotspot") {
   const ScoredSpace hotspot = held_out_space("hotspot_small-4096x4096-h200.csv.gz");
-  REQUIRE(hotspot.model);
-  const double hotspot_default = hotspot.mean_score(kDefaultStrategy, 10, true);
-  CHECK(hotspot_default > 0.5);
-  CHECK(hotspot_default >= hotspot.mean_score(kDefaultStrategy, 10, false) - 0.13);
-  CHECK(hotspot_default > hotspot.mean_score("random", 10, false) + 0.2);
-  CHECK(hotspot_default > hotspot.mean_score("genetic", 10, true) + 0.15);
+  const double standard = hotspot.mean_score(kDefaultStrategy, 10, false);
+  CHECK(standard > 0.3);
+  CHECK(standard > hotspot.mean_score("random", 10, false) + 0.2);
+  CHECK(standard > hotspot.mean_score("genetic", 10, false) + 0.2);
 }
 
 // Every strategy measures the kernel's default configuration first, as tune
