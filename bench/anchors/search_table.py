@@ -34,7 +34,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kt_strategies as kt  # noqa: E402  (the spaces, their ids, the sequence files)
 
 RESULTS = kt.RESULTS
-SPACE_PATHS = {sid: path for sid, _, path in kt.spaces()}
 BLOCKTUNE_STRATEGIES = ["random", "surrogate", "genetic", "bandit"]
 SCORE_MATCH = 0.01  # "matches" the best Kernel Tuner strategy: at least its score minus this
 SCORE_TARGET = 0.6
@@ -46,8 +45,7 @@ SCORE_TARGET = 0.6
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7")
 
 
-def developed_on(sid):
-    path = SPACE_PATHS.get(sid, "")
+def developed_on(path):
     return not any(os.sep + folder + os.sep in path for folder in HELD_OUT_FOLDERS)
 
 
@@ -190,9 +188,10 @@ def main():
     misses = []
     for sid, kind, path in spaces:
         facts = model_by[sid]["space"]
-        role = roles["developed" if developed_on(sid) else "held out"]
+        role_name = "developed" if developed_on(path) else "held out"
+        role = roles[role_name]
         role["spaces"] += 1
-        row = [short_name(sid), "developed" if developed_on(sid) else "held out", str(facts["configurations"]),
+        row = [short_name(sid), role_name, str(facts["configurations"]),
                f"{facts['budget_s']:.1f} / {facts['random_evaluations_in_budget']}"]
         bt = {}
         for s, nm in bt_columns:
