@@ -16,6 +16,11 @@ With --spaces (space ids, globs as in `kt_strategies.py list`) and --results DIR
 spaces, written to DIR instead (the sequences are still read from bench/results/anchors-search/kt/):
 
     python3 bench/anchors/search_table.py --spaces 'bench/stencil3d_*-h200*' --results bench/results/anchors-search/h200
+
+With --predictions DIR, blocktune's strategies replay the copies of the recorded spaces in DIR that carry today's
+model's predictions (written by `test_model "[.todays-predictions]"`, named by space id: bench__<file>,
+tests__<file>) in place of the predictions stored when each space was recorded; spaces without a copy are replayed
+as recorded. Times and costs are the recording's either way.
 """
 
 import argparse
@@ -42,7 +47,7 @@ SCORE_TARGET = 0.6
 # held-out set, so all of those count as developed (earlier constants were chosen on subsets of them:
 # bench/results/search-calibration/README.md, "Which spaces developed what"). Held out: the sets recorded after that
 # choice.
-HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7")
+HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8")
 
 
 def developed_on(path):
@@ -68,6 +73,19 @@ def space_arguments(spaces):
     for _, kind, path in spaces:
         args += ["--kernel-tuner-cache" if kind == "kt" else "--space", rel(path)]
     return args
+
+
+def with_predictions_from(folder, spaces):
+    """The spaces, each recorded one replaced by its copy in folder (named by its space id) where there is one."""
+    if not folder:
+        return spaces, 0
+    out, replaced = [], 0
+    for sid, kind, path in spaces:
+        copy = os.path.join(folder, sid.replace("/", "__") + ".csv.gz")
+        if kind != "kt" and os.path.exists(copy):
+            path, replaced = copy, replaced + 1
+        out.append((sid, kind, path))
+    return out, replaced
 
 
 def blocktune_run(spaces, strategies, seeds, no_model, out):
@@ -133,12 +151,17 @@ def main():
                     help="reuse blocktune-model.json and blocktune-no-model.json instead of running replay run")
     ap.add_argument("--spaces", nargs="+", metavar="GLOB", help="only these space ids (default: every space)")
     ap.add_argument("--results", help="write the JSON files and README.md here (default: bench/results/anchors-search)")
+    ap.add_argument("--predictions", metavar="DIR",
+                    help="replay the copies of the spaces in DIR, with today's model's predictions (see above)")
     args = ap.parse_args()
 
     global RESULTS
     if args.results:
         RESULTS = os.path.abspath(args.results)
     spaces = kt.select(kt.spaces(), args.spaces)
+    replayed, with_todays = with_predictions_from(args.predictions, spaces)  # what blocktune's strategies replay
+    if args.predictions and with_todays == 0:
+        sys.exit(f"search_table.py: no space copy in {args.predictions} (write them with test_model \"[.todays-predictions]\")")
     os.makedirs(RESULTS, exist_ok=True)
     model_file = os.path.join(RESULTS, "blocktune-model.json")
     no_model_file = os.path.join(RESULTS, "blocktune-no-model.json")
@@ -150,14 +173,14 @@ def main():
             wall = json.load(f)
     else:
         strategies = list(BLOCKTUNE_STRATEGIES)
-        wall = {"model": blocktune_run(spaces, strategies, args.seeds, False, model_file)}
+        wall = {"model": blocktune_run(replayed, strategies, args.seeds, False, model_file)}
         with open(model_file) as f:
             default = json.load(f)["default_strategy"]
         if default not in strategies:
             strategies.insert(1, default)
-            wall["model"] = blocktune_run(spaces, strategies, args.seeds, False, model_file)
+            wall["model"] = blocktune_run(replayed, strategies, args.seeds, False, model_file)
         no_model_strategies = list(dict.fromkeys([default, "surrogate"]))
-        wall["no_model"] = blocktune_run(spaces, no_model_strategies, args.seeds, True, no_model_file)
+        wall["no_model"] = blocktune_run(replayed, no_model_strategies, args.seeds, True, no_model_file)
         with open(timing_file, "w") as f:
             json.dump(wall, f, indent=1)
     with open(model_file) as f:
@@ -168,7 +191,7 @@ def main():
     strategies = list(model["spaces"][0]["strategies"])
     no_model_strategies = list(no_model["spaces"][0]["strategies"])
     args.seeds = model["seeds"]
-    model_by, no_model_by = by_space(model, spaces), by_space(no_model, spaces)
+    model_by, no_model_by = by_space(model, replayed), by_space(no_model, replayed)
 
     kt_scores = score_kt(spaces)
     with gzip.open(os.path.join(RESULTS, "kt-scores.json.gz"), "wt") as f:  # about 10x smaller: the tree is near the device tool's limit
@@ -264,6 +287,9 @@ def main():
 
     readme = TEMPLATE.format(
         date=datetime.date.today().isoformat(), default=default, seeds=args.seeds, version=version,
+        predictions=(f"today's model's predictions (`--predictions`: the {with_todays} recorded spaces of the stencil and "
+                     "the example kernels replayed from copies written by `test_model \"[.todays-predictions]\"`)"
+                     if with_todays else "the model's predictions stored in the recordings"),
         n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),
         misses="\n".join(["| space | role | default | best Kernel Tuner strategy | default vs best KT |",
@@ -293,7 +319,7 @@ Generated by `bench/anchors/search_table.py` ({date}). Every recorded and public
 strategies and Kernel Tuner {version}'s, all scored by the same code: blocktune's implementation of the
 methodology of Willemsen, van Werkhoven and van Nieuwpoort (FGCS 2024) in `search/replay.cpp`.
 
-**Headline.** The default strategy (`{default}`, with the model's recorded predictions where the space has them and
+**Headline.** The default strategy (`{default}`, with {predictions} where the space has them and
 `tune` would use them; ¹ marks the spaces whose spec counts no work, which `tune` searches without the model, so
 their default is the `--no-model` column)
 scores >= {target} on {at_target} of {n_spaces} spaces, and matches (>= best Kernel Tuner score − {match}) or beats
@@ -356,8 +382,8 @@ spaces; the H200 spaces were then in sections of their own) 22 of 25 and 23 of 2
   evaluated answers from the cache at no cost, as a user would spend the rest of the budget; a call that asks for
   {guard} x max_fevals configurations (repeats included) is stopped, and a run makes at most {max_calls} calls. The
   sequence scored is the run's unique configurations in the order of Kernel Tuner's results.
-- **blocktune's runs**: `replay run` with seeds 1..{seeds}; the model-using strategies get the execution-time model's
-  recorded predictions (`predicted_s`) where the space has them. Kernel Tuner caches carry no predictions and no
+- **blocktune's runs**: `replay run` with seeds 1..{seeds}; the model-using strategies get {predictions}
+  (`predicted_s`) where the space has them. Kernel Tuner caches carry no predictions and no
   occupancy, so there `{default}` and `{default} --no-model` are the same search.
 
 ## Table
