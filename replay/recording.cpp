@@ -21,6 +21,8 @@ namespace {
 
 constexpr std::string_view kMagic = "# blocktune recorded space ";
 constexpr int kFormatVersion = 1;
+// The note of predictions that count no work (Recording::predictions_count_work).
+constexpr std::string_view kWithoutWorkCounts = "without work counts";
 
 // The columns in the order written; the optional ones only where known.
 enum Column : std::size_t { kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kPredictedS, kColumnCount };
@@ -114,6 +116,7 @@ std::string format_recording(const Recording& recording) {
   for (const auto& [key, value] : {std::pair{"kernel", &recording.kernel}, {"problem", &recording.problem},
                                     {"device", &recording.device}, {"default", &recording.default_config}})
     if (!value->empty()) text += fmt::format("# {}: {}\n", key, *value);
+  if (!recording.predictions_count_work) text += fmt::format("# predictions: {}\n", kWithoutWorkCounts);
 
   const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty(),
              has_prediction = !recording.predicted_seconds.empty();
@@ -150,13 +153,18 @@ Recording parse_recording(std::string_view text) {
                                                            {"problem", &recording.problem},
                                                            {"device", &recording.device},
                                                            {"default", &recording.default_config}};
+  std::string predictions;
   for (; !csv.at_end() && csv.peek_line().starts_with('#'); csv.skip_line()) {
     const std::string_view note = csv.peek_line().substr(1);
     const std::size_t start = note.find_first_not_of(' '), colon = note.find(": ");
     if (colon == std::string_view::npos || start >= colon) continue;
-    if (const auto found = notes.find(note.substr(start, colon - start)); found != notes.end())
-      *found->second = note.substr(colon + 2);
+    const std::string_view key = note.substr(start, colon - start);
+    if (const auto found = notes.find(key); found != notes.end()) *found->second = note.substr(colon + 2);
+    if (key == "predictions") predictions = note.substr(colon + 2);
   }
+  if (!predictions.empty() && predictions != kWithoutWorkCounts)
+    throw std::runtime_error(fmt::format("the note '# predictions: {}' is not known (known: '{}')", predictions, kWithoutWorkCounts));
+  recording.predictions_count_work = predictions.empty();
 
   // Where each column is, by name: the optional ones may be missing.
   const auto header = csv.record();
@@ -266,7 +274,7 @@ std::vector<double> model_score(const Recording& recording) {
 std::optional<ModelScores> recorded_model_scores(const Recording& recording) {
   std::vector<double> scores = model_score(recording);
   if (scores.empty()) return std::nullopt;
-  return listed_model_scores(std::move(scores), !recording.predicted_seconds.empty());
+  return listed_model_scores(std::move(scores), !recording.predicted_seconds.empty(), recording.predictions_count_work);
 }
 
 Recording read_recording(const std::filesystem::path& path) {

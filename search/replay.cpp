@@ -56,14 +56,14 @@ std::size_t evaluations_to_near_optimal(const RecordedSpace& space, const Listed
 
 }  // namespace
 
-ModelScores listed_model_scores(std::vector<double> scores, bool are_times) {
+ModelScores listed_model_scores(std::vector<double> scores, bool are_times, bool count_work) {
   return {[scores = std::move(scores)](std::uint64_t candidate) {
             if (candidate >= scores.size())
               throw std::invalid_argument(
                   fmt::format("no model score for candidate {}: {} model scores given", candidate, scores.size()));
             return scores[candidate];
           },
-          are_times};
+          are_times, count_work};
 }
 
 SearchResult replay(const RecordedSpace& space, const Strategy& strategy, const Budget& budget, std::uint64_t seed,

@@ -21,7 +21,8 @@ namespace {
 // measurement (recursive least squares).
 //
 // Given predicted times as model scores (the execution-time model's), it
-// starts from them: the model's log time is one more feature whose weight
+// starts from them (from their favourite too, where they count the kernel's
+// work: ModelScores::count_work): the model's log time is one more feature whose weight
 // starts at 1 and is learned like the others (the online calibration), with
 // a correction of that weight per parameter value (a model that is right
 // within one coding and wrong across codings). A model that predicts what
@@ -190,7 +191,7 @@ class Surrogate final : public Technique {
   static constexpr double kConfidence = 1.0;  // standard deviations below the prediction
 
   std::optional<std::uint64_t> choose() {
-    if (own_proposals_ == 0 && has_prior_) return model_favourite();
+    if (own_proposals_ == 0 && has_prior_ && run_.prior.count_work()) return model_favourite();
     if (own_proposals_ < covering_) return least_measured_values();
     if (run_.random.uniform() < (has_prior_ ? kExploreWithPrior : kExplore)) return run_.state.random_unproposed(run_.random);
     if (run_.random.uniform() < (has_prior_ ? kLocalWithPrior : kLocal) && run_.state.best()) {

@@ -656,7 +656,7 @@ TEST_CASE("write today's predictions into copies of the example kernels' H200 re
 // Every recorded space of the example kernels with the predictions `tune` would make if their specs counted no work
 // (no work counts, no bytes_moved, no flops: occupancy, waves and launch overhead only), written into the current
 // folder as <folder>__<file>, for judging the default strategy with such a model against `--no-model`
-// (bench/results/search-calibration/model-without-work-counts-not-kept/):
+// (bench/results/search-calibration/model-without-work-counts/ and -not-kept/):
 //   test_model "[.predictions-without-work]"
 TEST_CASE("write predictions without work counts into copies of the example kernels' recordings", "[.predictions-without-work]") {
   const DeviceParameters h100 = characterised_h100();
@@ -672,6 +672,7 @@ TEST_CASE("write predictions without work counts into copies of the example kern
     const bool h200 = space.recording.device.find("H200") != std::string::npos;
     Recording recording = space.recording;
     recording.predicted_seconds = predict_kernel(space, kernel, h200 ? h200_parameters(false) : h100).predicted;
+    recording.predictions_count_work = false;
     const std::string name = file.parent_path().filename().string() + "__" + file.filename().string();
     write_recording(name, recording);
     fmt::print("{}: {} predictions without work counts\n", name, recording.predicted_seconds.size());

@@ -51,6 +51,7 @@ void check_equal(const Recording& read, const Recording& written) {
   CHECK(read.default_config == written.default_config);
   CHECK(read.space.first == written.space.first);
   CHECK(read.space.start_up_seconds == written.space.start_up_seconds);
+  CHECK(read.predictions_count_work == written.predictions_count_work);
 }
 
 void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
@@ -170,6 +171,15 @@ TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   write_recording(dir / "bare.csv.gz", bare);
   check_equal(read_recording(dir / "bare.csv.gz"), bare);
 
+  // Predictions that count no work are noted, and replays get them as such.
+  Recording thin = written;
+  thin.predicted_seconds.assign(thin.space.configs.size(), 1e-3);
+  thin.predictions_count_work = false;
+  write_recording(dir / "thin.csv", thin);
+  check_equal(read_recording(dir / "thin.csv"), thin);
+  CHECK_FALSE(recorded_model_scores(read_recording(dir / "thin.csv"))->count_work);
+  CHECK(recorded_model_scores(written)->count_work);
+
   Recording ragged = written;
   ragged.registers.pop_back();
   CHECK_THROWS_AS(write_recording(dir / "ragged.csv.gz", ragged), std::invalid_argument);
@@ -227,6 +237,8 @@ TEST_CASE("Malformed recorded-space files are reported with the file and line") 
   check(kHeader + "\"a=1,ok,0.5,1\n", "quoted field is not closed");
   check(kHeader + "\"a=\"\"x\",ok,0.5,1\n", "line 3: ");
   check("# blocktune recorded space 1\n# default: a\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n", "the note 'default': ");
+  check("# blocktune recorded space 1\n# predictions: rough\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n",
+        "the note '# predictions: rough' is not known (known: 'without work counts')");
   CHECK_THROWS_WITH(read_recording(dir / "missing.csv.gz"),
                     Catch::Contains("cannot open") && Catch::Contains("missing.csv.gz"));
 

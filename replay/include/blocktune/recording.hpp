@@ -51,6 +51,11 @@ struct Recording {
   // Parallel to space.configs, or empty where the source does not say: the
   // execution-time model's prediction in seconds, as the tuner had it.
   std::vector<double> predicted_seconds;
+  // Whether those predictions count the kernel's work (ModelScores::count_work);
+  // false for a spec that counts none, noted as "# predictions: without work
+  // counts". The tuning database does not say, so export-space writes every
+  // recording as counting work: note a space of such a kernel by hand.
+  bool predictions_count_work = true;
   // The kernel's default configuration (Config::to_string()); empty where the
   // source does not say. Replays measure it first, as tune does: see
   // start_from_default.

@@ -34,7 +34,7 @@ struct RecordedSpace {
 
 // Model scores listed per candidate, candidate i's at scores[i]. Asking for
 // one past the end throws std::invalid_argument naming both counts.
-ModelScores listed_model_scores(std::vector<double> scores, bool are_times);
+ModelScores listed_model_scores(std::vector<double> scores, bool are_times, bool count_work = true);
 
 // Runs `strategy` on the recording (candidate i is configs[i]): each
 // measurement returns the recorded result and costs its recorded cost on the

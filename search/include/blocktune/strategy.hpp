@@ -54,6 +54,12 @@ struct ModelScores {
   // The scores are predicted times in seconds (surrogate takes them as its
   // prior, and judges them against what it measures); otherwise a ranking.
   bool are_times = false;
+  // The times count the kernel's work (its bytes and flops). A kernel that
+  // counts none is predicted from occupancy, waves and launch overhead alone:
+  // many configurations tie for fastest, and the first of them says nothing.
+  // surrogate then learns from the scores as from any, but does not start
+  // from their favourite.
+  bool count_work = true;
 };
 
 // How a search has come to weigh the model's predicted times, from what it

@@ -23,7 +23,8 @@ DeviceParameters model_parameters(const DeviceInfo& device, const std::map<std::
 DeviceParameters model_parameters(const DeviceInfo& device, const std::vector<DeviceMetric>& metrics);
 
 // Whether the kernel counts any work (a work function or expressions,
-// bytes_moved, flops): without counts the model has nothing to rank by.
+// bytes_moved, flops): without counts the model ranks only occupancy, waves
+// and launch overhead.
 bool counts_work(const KernelDescription& kernel);
 
 // The kernel's work for one configuration: its own count where it has one,

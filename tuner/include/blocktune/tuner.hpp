@@ -170,7 +170,7 @@ struct TuneResult {
   double raw_size = 0;
   std::uint64_t valid = 0;             // valid configurations in the space
   std::string budget_note;             // the default budget applied, and how to change it; empty if none
-  std::string model_note;              // why the model was not used although asked for; empty if it was
+  std::string model_note;              // what limits the model's part in this run (a kernel that counts no work); empty if nothing
   std::optional<ModelCalibration> calibration;  // how the search came to weigh the model, where it calibrates it
   std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, in the order the strategy took them
   std::optional<Winner> winner;
