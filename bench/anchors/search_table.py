@@ -282,8 +282,9 @@ def main():
 
     readme = TEMPLATE.format(
         date=datetime.date.today().isoformat(), default=default, seeds=args.seeds, version=version,
-        predictions=(f"today's model's predictions (`--predictions`: the {with_todays} recorded spaces of the stencil and "
-                     "the example kernels replayed from copies written by `test_model \"[.todays-predictions]\"`)"
+        predictions=(f"today's model's predictions (`--predictions`: the {with_todays} H200 recordings of the example kernels "
+                     "that stored an older model's are replayed from copies written by "
+                     "`test_model \"[.todays-predictions]\"`)"
                      if with_todays else "the model's predictions stored in the recordings"),
         n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),

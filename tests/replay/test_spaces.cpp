@@ -153,7 +153,8 @@ TEST_CASE("The model does not make the default strategy worse than no model on t
 
 // Issue 18, item 2, on a space nobody chose: CLBlast's GEMM, recorded whole on
 // an H200 after the default strategy was final (bench/results/spaces). Its spec
-// counts no work, so the model ranks the space by occupancy alone, backwards:
+// counts only flops, the same for every configuration, so the model ranks the
+// space by occupancy alone, backwards:
 // measured in the model's order it scores below random search. The default
 // still does as well as without it: what it learns per parameter value
 // outweighs the model (bench/results/spaces, "CLBlast's GEMM at 2048³").
