@@ -139,7 +139,7 @@ class Strategy {
 //             bound; mixed with moves to neighbours of the best and random
 //             candidates; starts from predicted times where the model
 //             scores are times (its prior; the model's favourite first of
-//             its own proposals)
+//             its own proposals where the scores count work)
 std::vector<std::string> strategy_names();
 std::unique_ptr<Strategy> make_strategy(std::string_view name);  // throws std::invalid_argument listing the names
 
