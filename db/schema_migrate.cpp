@@ -181,13 +181,22 @@ DROP TABLE winners;
 ALTER TABLE winners_v5 RENAME TO winners;
 )sql";
 
+// 5 -> 6: whether a kernel's spec counts its work, which decides how a search
+// uses the model's predictions of it (ModelScores::count_work); NULL where a
+// kernel was registered before version 6.
+constexpr const char* counts_work_migration = R"sql(
+ALTER TABLE kernels ADD COLUMN counts_work INTEGER CHECK (counts_work IN (0, 1));
+)sql";
+
 void apply_migration(const sqlite::Connection& db, int from_version) {
   if (from_version < static_cast<int>(sql_migrations.size())) {
     db.exec(sql_migrations[static_cast<std::size_t>(from_version)]);
   } else if (from_version + 1 == compile_timeout_version) {
     add_compile_timeout_outcome(db);
-  } else {
+  } else if (from_version + 1 == time_steps_version) {
     db.exec(time_steps_migration);
+  } else {
+    db.exec(counts_work_migration);
   }
 }
 

@@ -228,10 +228,11 @@ Store::Impl::Impl(sqlite::Connection connection)
         RETURNING id)sql")),
       upsert_kernel(db.prepare(R"sql(
         INSERT INTO kernels (name, source_hash, parameter_names, default_config, default_block_x, default_block_y,
-                             default_block_z, default_carveout, created_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                             default_block_z, default_carveout, created_at, counts_work)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
         ON CONFLICT (name, source_hash) DO UPDATE SET
           parameter_names = excluded.parameter_names, default_config = excluded.default_config,
+          counts_work = coalesce(excluded.counts_work, counts_work),
           -- an unknown shape keeps the one learned for the same default config
           default_block_x = CASE WHEN excluded.default_config = default_config
                             THEN coalesce(excluded.default_block_x, default_block_x) ELSE excluded.default_block_x END,
@@ -324,7 +325,7 @@ std::int64_t Store::upsert_kernel(const KernelRecord& k) {
   require_valid(k);
   const auto shape = shape_columns(k.default_shape);
   auto row = impl_->upsert_kernel.query(k.name, k.source_hash, join_names(k.parameter_names), k.default_config, shape.x,
-                                        shape.y, shape.z, shape.carveout, now());
+                                        shape.y, shape.z, shape.carveout, now(), k.counts_work);
   row.next();
   return row.int64(0);
 }

@@ -64,6 +64,7 @@ Json to_json(const Dump::Kernel& k) {
           {"default_config", k.record.default_config},
           {"default_block", k.record.default_shape ? block_json(*k.record.default_shape) : Json()},
           {"default_carveout", k.record.default_shape ? Json(k.record.default_shape->carveout) : Json()},
+          {"counts_work", k.record.counts_work ? Json(*k.record.counts_work) : Json()},
           {"created_at", k.created_at},
           {"problems", problems}};
 }
@@ -276,6 +277,7 @@ Dump dump_from_json(const Json& root, std::string_view source) {
     k.record.parameter_names = f.get<std::vector<std::string>>("parameter_names", {});
     k.record.default_config = f.get<std::string>("default_config", "");
     if (f.has("default_block")) k.record.default_shape = f.shape("default_block", "default_carveout");
+    if (f.has("counts_work")) k.record.counts_work = f.get<bool>("counts_work");
     k.created_at = f.get<std::int64_t>("created_at", 0);
     for (const auto& dims : f.get<std::vector<std::string>>("problems", {})) {
       try {
@@ -398,14 +400,16 @@ Dump read_dump(const sqlite::Connection& db) {
 
   std::map<std::int64_t, std::size_t> kernel_index;
   auto kernels = db.prepare(
-      "SELECT id, name, source_hash, parameter_names, default_config, default_block_x, default_block_y, "
-      "default_block_z, default_carveout, created_at FROM kernels ORDER BY id");
+      std::string("SELECT id, name, source_hash, parameter_names, default_config, default_block_x, default_block_y, "
+                  "default_block_z, default_carveout, created_at, ") +
+      (version >= schema::counts_work_version ? "counts_work" : "NULL") + " FROM kernels ORDER BY id");
   for (auto row = kernels.query(); row.next();) {
     kernel_index[row.int64(0)] = dump.kernels.size();
     std::optional<LaunchShape> shape;
     if (!row.is_null(5)) shape = LaunchShape{{row.integer(5), row.integer(6), row.integer(7)}, row.integer(8)};
+    const std::optional<bool> counts_work = row.is_null(10) ? std::nullopt : std::optional(row.integer(10) != 0);
     dump.kernels.push_back(
-        {{row.text(1), row.text(2), split_names(row.text_view(3)), row.text(4), shape}, row.int64(9), {}});
+        {{row.text(1), row.text(2), split_names(row.text_view(3)), row.text(4), shape, counts_work}, row.int64(9), {}});
   }
   auto problems = db.prepare("SELECT kernel_id, dims FROM problems ORDER BY id");
   for (auto row = problems.query(); row.next();)
@@ -468,9 +472,10 @@ ImportStats Store::Impl::apply(const Dump& dump, const ImportProgress& progress)
   // A kernel version is as old as its earliest registration anywhere.
   auto merge_kernel = db.prepare(R"sql(
     INSERT INTO kernels (name, source_hash, parameter_names, default_config, default_block_x, default_block_y,
-                         default_block_z, default_carveout, created_at)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-    ON CONFLICT (name, source_hash) DO UPDATE SET created_at = min(created_at, excluded.created_at)
+                         default_block_z, default_carveout, created_at, counts_work)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+    ON CONFLICT (name, source_hash) DO UPDATE SET created_at = min(created_at, excluded.created_at),
+      counts_work = coalesce(counts_work, excluded.counts_work)
     RETURNING id)sql");
   std::map<std::pair<std::string, std::string>, std::int64_t> kernel_ids;
   std::map<std::pair<std::int64_t, std::string>, std::int64_t> problem_ids;
@@ -483,7 +488,7 @@ ImportStats Store::Impl::apply(const Dump& dump, const ImportProgress& progress)
     const auto shape = shape_columns(k.record.default_shape);
     auto row = merge_kernel.query(k.record.name, k.record.source_hash, join_names(k.record.parameter_names),
                                   k.record.default_config, shape.x,
-                                  shape.y, shape.z, shape.carveout, k.created_at);
+                                  shape.y, shape.z, shape.carveout, k.created_at, k.record.counts_work);
     row.next();
     const auto id = kernel_ids[{k.record.name, k.record.source_hash}] = row.int64(0);
     for (const auto& problem : k.problems) problem_id(id, problem);

@@ -38,7 +38,10 @@ Recording to_recording(const StoredSession& session, const std::vector<KernelRec
   const auto kernel = std::ranges::find_if(kernels, [&](const KernelRecord& k) {
     return k.name == session.summary.kernel && k.source_hash == session.summary.source_hash;
   });
-  if (kernel != kernels.end()) recording.default_config = kernel->default_config;
+  if (kernel != kernels.end()) {
+    recording.default_config = kernel->default_config;
+    recording.predictions_count_work = kernel->counts_work.value_or(true);  // unknown: as before it was stored
+  }
   for (const TrialRecord& trial : session.trials) {
     // Never measured, never compiled: outside the space a strategy searches.
     if (trial.outcome == Outcome::rejected_by_constraint) continue;

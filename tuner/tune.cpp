@@ -170,6 +170,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   std::vector<std::string> parameter_names;
   for (const Parameter& p : kernel.space.parameters()) parameter_names.push_back(p.name);
   KernelRecord record{kernel.name, kernel_identity(kernel), parameter_names, kernel.default_config};
+  record.counts_work = counts_work(kernel);
   PlanEntry default_entry{Config::parse(kernel.default_config), {}, {}, {}, {}};
   if (auto violation = kernel.space.check(default_entry.config, env)) {
     default_entry.rejected_by = violation->constraint;

@@ -145,7 +145,8 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
     predicted.predicted_ms = 0.42;
     store.add_trial(1, 1, 1, predicted);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 5);  // and on to the current version
+  CHECK(query_int(file, "PRAGMA user_version") == 6);  // and on to the current version
+  CHECK(query_int(file, "SELECT count(*) FROM kernels WHERE counts_work IS NULL") == 1);  // version 6: not known before
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
@@ -174,7 +175,7 @@ TEST_CASE("a version 3 database is read as it is, and accepts compile timeouts o
     timed_out.message = "did not compile within 300 s (--compile-timeout)";
     store.add_trial(1, 1, 1, timed_out);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 5);
+  CHECK(query_int(file, "PRAGMA user_version") == 6);
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3841);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE outcome = 'compile_timeout'") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == winners);

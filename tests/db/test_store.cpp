@@ -54,7 +54,7 @@ TEST_CASE("a new store has the current schema in WAL mode") {
   TempDir dir;
   const auto file = dir / "sub/folder/tuning.db";  // folders are created
   { Store::open(file); }
-  CHECK(pragma(file, "PRAGMA user_version") == 5);
+  CHECK(pragma(file, "PRAGMA user_version") == 6);
   CHECK(pragma(file, "PRAGMA application_id") == 0x4254554E);
   CHECK(pragma(file, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 7);
   sqlite3* db = nullptr;
@@ -66,7 +66,7 @@ TEST_CASE("a new store has the current schema in WAL mode") {
   sqlite3_finalize(stmt);
   sqlite3_close(db);
   { Store::open(file); }  // reopening an up-to-date store changes nothing
-  CHECK(pragma(file, "PRAGMA user_version") == 5);
+  CHECK(pragma(file, "PRAGMA user_version") == 6);
 }
 
 TEST_CASE("upserts return stable ids") {
@@ -91,6 +91,42 @@ TEST_CASE("upserts return stable ids") {
   KernelRecord bad = stencil();
   bad.parameter_names.push_back("a,b");
   CHECK_THROWS_AS(store.upsert_kernel(bad), std::invalid_argument);
+}
+
+// Whether a kernel's spec counts its work decides how a search uses the
+// model's predictions of it; a registration that does not say keeps what is
+// stored, and export, import and merge carry it.
+TEST_CASE("a kernel record says whether its spec counts work, and keeps it") {
+  TempDir dir;
+  const auto file = dir / "t.db";
+  {
+    Store store = Store::open(file);
+    KernelRecord thin = stencil("a");
+    thin.counts_work = false;
+    store.upsert_kernel(thin);
+    store.upsert_kernel(stencil("a"));    // says nothing: kept
+    store.upsert_kernel(stencil("b"));    // never said: unknown
+  }
+  CHECK(query_int(file, "SELECT count(*) FROM kernels WHERE counts_work = 0 AND source_hash = 'a'") == 1);
+  CHECK(query_int(file, "SELECT count(*) FROM kernels WHERE counts_work IS NULL AND source_hash = 'b'") == 1);
+  const DatabaseContents contents = read_database(file);
+  REQUIRE(contents.kernels.size() == 2);
+  CHECK(contents.kernels[0].counts_work == false);
+  CHECK_FALSE(contents.kernels[1].counts_work.has_value());
+
+  const std::string json = exported(file);
+  CHECK(json.find("\"counts_work\":false") != std::string::npos);
+  CHECK(json.find("\"counts_work\":null") != std::string::npos);
+  const auto merged = dir / "merged.db";
+  Store::open(merged).merge(file);
+  CHECK(query_int(merged, "SELECT count(*) FROM kernels WHERE counts_work = 0 AND source_hash = 'a'") == 1);
+  {
+    Store store = Store::open(file);
+    KernelRecord counted = stencil("a");
+    counted.counts_work = true;  // the spec now counts its work
+    store.upsert_kernel(counted);
+  }
+  CHECK(query_int(file, "SELECT counts_work FROM kernels WHERE source_hash = 'a'") == 1);
 }
 
 TEST_CASE("a trial comes back exactly as stored") {

@@ -96,6 +96,29 @@ TEST_CASE("The model's stored predictions become the recording's model scores") 
   CHECK(read.predicted_seconds[0] == 1.5e-3);
   CHECK(std::isnan(read.predicted_seconds[1]));
   CHECK(model_score(read) == model_score(recording));
+  CHECK(read.predictions_count_work);  // its kernel record does not say otherwise
+}
+
+// A kernel whose spec counts no work is registered as such, and a recorded
+// space of it says so, so that replays use its predictions as tune did.
+TEST_CASE("A recorded space of a kernel that counts no work says so") {
+  const TempDir dir;
+  {
+    Store store = Store::open(dir / "thin.db");
+    const auto device = store.upsert_device({.uuid = "GPU-00000000-0000-0000-0000-0000000000a1", .name = "NVIDIA H100 80GB HBM3"});
+    const auto kernel = store.upsert_kernel({"tiny", "hash", {"block_x"}, "block_x=64", std::nullopt, false});
+    const auto problem = store.upsert_problem(kernel, ProblemSize::parse("64x64"));
+    TrialRecord t = blocktune::test::trial("block_x=64", Outcome::ok, 2.0, 1.0, 16);
+    t.predicted_ms = 1.5;
+    store.add_trial(device, kernel, problem, t);
+  }
+  const Recording recording = recordings_from_database(read_database(dir / "thin.db"), {}).front();
+  CHECK_FALSE(recording.predictions_count_work);
+  CHECK_FALSE(recorded_model_scores(recording)->count_work);
+  write_recording(dir / "thin.csv", recording);
+  std::ifstream file(dir / "thin.csv");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\n# predictions: without work counts\n") != std::string::npos);
 }
 
 TEST_CASE("Kernel Tuner caches are imported as recordings without a model") {

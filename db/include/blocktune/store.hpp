@@ -39,6 +39,11 @@ struct KernelRecord {
   // Launch shape of default_config; when unknown, update_winner learns it
   // from the default's ok trial. Without it queries skip the kernel default.
   std::optional<LaunchShape> default_shape;
+  // Whether the kernel's spec counts its work (bytes, flops or work counts),
+  // so that the model's predictions of its trials rank that work, not only
+  // occupancy and launch shape; unknown for kernels registered before it was
+  // stored. A registration that does not say keeps what is stored.
+  std::optional<bool> counts_work;
 };
 
 enum class Outcome {

@@ -53,8 +53,8 @@ struct Recording {
   std::vector<double> predicted_seconds;
   // Whether those predictions count the kernel's work (ModelScores::count_work);
   // false for a spec that counts none, noted as "# predictions: without work
-  // counts". The tuning database does not say, so export-space writes every
-  // recording as counting work: note a space of such a kernel by hand.
+  // counts". From a tuning database, as its kernel record says (true where it
+  // does not: kernels registered before schema version 6).
   bool predictions_count_work = true;
   // The kernel's default configuration (Config::to_string()); empty where the
   // source does not say. Replays measure it first, as tune does: see
