@@ -21,14 +21,14 @@ namespace {
 // measurement (recursive least squares).
 //
 // Given predicted times as model scores (the execution-time model's), it
-// starts from them (from their favourite too, where they count the kernel's
-// work: ModelScores::count_work): the model's log time is one more feature whose weight
+// starts from them: the model's log time is one more feature whose weight
 // starts at 1 and is learned like the others (the online calibration), with
 // a correction of that weight per parameter value (a model that is right
 // within one coding and wrong across codings). A model that predicts what
 // this run measures keeps its weight; one that does not loses it, and the
 // search becomes the model-free one. Of its own proposals, the model's
-// favourite comes first. (Candidates the search was started from, such as
+// favourite comes first where the scores count the kernel's work
+// (ModelScores::count_work). (Candidates the search was started from, such as
 // tune's default configuration, are learned from like any measurement but
 // change nothing else of this plan.) It then measures a few candidates that
 // cover the values its proposals measured least, from the middle of the numeric parameters' ranges outwards (without

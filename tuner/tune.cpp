@@ -169,8 +169,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // 2. What is stored already, and where measurements come from.
   std::vector<std::string> parameter_names;
   for (const Parameter& p : kernel.space.parameters()) parameter_names.push_back(p.name);
+  const bool work_counted = counts_work(kernel);
   KernelRecord record{kernel.name, kernel_identity(kernel), parameter_names, kernel.default_config};
-  record.counts_work = counts_work(kernel);
+  record.counts_work = work_counted;
   PlanEntry default_entry{Config::parse(kernel.default_config), {}, {}, {}, {}};
   if (auto violation = kernel.space.check(default_entry.config, env)) {
     default_entry.rejected_by = violation->constraint;
@@ -242,7 +243,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
                              entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
                              return predicted_seconds(entry) / static_cast<double>(entry.resolved.steps_per_launch);
                            },
-                           true, counts_work(kernel)};
+                           true, work_counted};
 
   // 4. The budget: the user's, or for a space too large to measure in about
   // ten minutes a default one, said at the start.
@@ -273,8 +274,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // start from its favourite (developed on the example kernels' recordings
   // predicted as if they counted no work and on pnpoly and hotspot, judged on
   // the eighth held-out set: bench/results/search-calibration/model-without-work-counts/).
-  const bool use_model = options.use_model;
-  if (use_model && !counts_work(kernel))
+  if (options.use_model && !work_counted)
     result.model_note = "the kernel counts no work (objective bytes_moved or flops, or work; docs/specs.md), so the model's predictions "
                         "rank occupancy, waves and launch overhead only; the search learns from them without starting from their favourite";
   // The default configuration is measured first: it is compiled anyway, as
@@ -282,7 +282,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   std::vector<std::uint64_t> first;
   if (!kernel.default_config.empty())
     if (const auto index = space.index_of(default_entry.config)) first.push_back(*index);
-  const auto search = make_strategy(options.strategy)->start(space, use_model ? &scores : nullptr, options.seed, first);
+  const auto search = make_strategy(options.strategy)->start(space, options.use_model ? &scores : nullptr, options.seed, first);
   const std::size_t lookahead = options.lookahead > 0 ? options.lookahead : pool.workers() + 1;
   std::deque<Proposal> queue;
   // Configurations that differ only in launch settings share a variant: one
@@ -366,7 +366,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
         trial = static_trial(entry);
         if (entry.launchable()) {
           const double predicted = predicted_seconds(entry);
-          if (use_model) search->refine_score(proposal.index, predicted / static_cast<double>(trial.steps_per_launch));
+          if (options.use_model) search->refine_score(proposal.index, predicted / static_cast<double>(trial.steps_per_launch));
           if (predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
           // The fallback for GPUs never tuned serves every step count: one step per launch.
           if (trial.steps_per_launch == 1 && (!favourite || predicted < favourite->first)) favourite.emplace(predicted, trial);
