@@ -149,18 +149,18 @@ Recording parse_recording(std::string_view text) {
         fmt::format("format version {} is not supported (this blocktune reads {})", version, kFormatVersion));
 
   Recording recording;
+  std::string predictions;
   const std::map<std::string_view, std::string*> notes = {{"kernel", &recording.kernel},
                                                            {"problem", &recording.problem},
                                                            {"device", &recording.device},
-                                                           {"default", &recording.default_config}};
-  std::string predictions;
+                                                           {"default", &recording.default_config},
+                                                           {"predictions", &predictions}};
   for (; !csv.at_end() && csv.peek_line().starts_with('#'); csv.skip_line()) {
     const std::string_view note = csv.peek_line().substr(1);
     const std::size_t start = note.find_first_not_of(' '), colon = note.find(": ");
     if (colon == std::string_view::npos || start >= colon) continue;
-    const std::string_view key = note.substr(start, colon - start);
-    if (const auto found = notes.find(key); found != notes.end()) *found->second = note.substr(colon + 2);
-    if (key == "predictions") predictions = note.substr(colon + 2);
+    if (const auto found = notes.find(note.substr(start, colon - start)); found != notes.end())
+      *found->second = note.substr(colon + 2);
   }
   if (!predictions.empty() && predictions != kWithoutWorkCounts)
     throw std::runtime_error(fmt::format("the note '# predictions: {}' is not known (known: '{}')", predictions, kWithoutWorkCounts));

@@ -18,9 +18,9 @@ spaces, written to DIR instead (the sequences are still read from bench/results/
     python3 bench/anchors/search_table.py --spaces 'bench/stencil3d_*-h200*' --results bench/results/anchors-search/h200
 
 With --predictions DIR, blocktune's strategies replay the copies of the recorded spaces in DIR that carry today's
-model's predictions (written by `test_model "[.todays-predictions]"`, named by space id: bench__<file>,
-tests__<file>) in place of the predictions stored when each space was recorded; spaces without a copy are replayed
-as recorded. Times and costs are the recording's either way.
+model's predictions (written by `test_model "[.todays-predictions]"`, named by space id: bench__<file> for a space
+of bench/results/spaces) in place of the predictions stored when each space was recorded; spaces without a copy are
+replayed as recorded. Times and costs are the recording's either way.
 """
 
 import argparse
