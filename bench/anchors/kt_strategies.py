@@ -9,7 +9,7 @@ and writes the configurations each run evaluated, in order, as a search-sequence
     bench/results/anchors-search/kt/<space id>/<strategy>.json.gz
 
 Those files are the cache of this script: an existing one is kept unless --force. The space ids are
-public/<cache name>, tests/<file stem> and bench/<file stem>.
+public/<cache name>, tests/<file stem>, bench/<file stem> and, for a space measured again, repeat-N/<file stem>.
 
 Budget: each run may evaluate max_fevals = 2 x the number of configurations random search affords within the
 methodology's time budget (`blocktune replay score --space S` prints both: budget_s, mean_cost_s,
@@ -84,6 +84,12 @@ def spaces():
                             ("bench/results/spaces/*-held-out-*/*.csv.gz", "bench")):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
+    # repeat-N/: the same spaces measured again (same kernel, problem and GPU kind), id repeat-N/<file stem>.
+    for pattern in ("bench/results/spaces/h100-repeats/repeat-*/*.csv.gz",
+                    "bench/results/spaces/*-held-out-*/repeat-*/*.csv.gz"):
+        for path in sorted(glob.glob(os.path.join(REPO, pattern))):
+            repeat = os.path.basename(os.path.dirname(path))
+            found.append((repeat + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     return found
 
 
