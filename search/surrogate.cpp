@@ -28,9 +28,7 @@ namespace {
 // this run measures keeps its weight; one that does not loses it, and the
 // search becomes the model-free one. Of its own proposals, the model's
 // favourite comes first where the scores count the kernel's work
-// (ModelScores::count_work). Such scores whose fastest launch is shorter than
-// kShortestInformativeLaunchSeconds are left out altogether: the search is
-// the model-free one. (Candidates the search was started from, such as
+// (ModelScores::count_work). (Candidates the search was started from, such as
 // tune's default configuration, are learned from like any measurement but
 // change nothing else of this plan.) It then measures a few candidates that
 // cover the values its proposals measured least, from the middle of the numeric parameters' ranges outwards (without
@@ -73,14 +71,6 @@ class Surrogate final : public Technique {
     // centred on the pool's mean. Scores that are only ranks (occupancy,
     // where 0 ranks first) say nothing of how much faster, and are left out.
     has_prior_ = run.prior.are_times();
-    if (has_prior_ && run.prior.count_work()) {
-      double fastest = std::numeric_limits<double>::infinity();
-      for (const std::uint64_t candidate : pool_.members()) fastest = std::min(fastest, run.prior.score(candidate));
-      if (fastest < kShortestInformativeLaunchSeconds) {
-        has_prior_ = false;
-        set_aside_fastest_ = fastest;
-      }
-    }
     // The calibration: the model's weight, then its correction per value.
     // (The cap leaves out the trends, one feature per parameter.)
     const std::size_t calibration_features = has_prior_ ? value_features : 0;
@@ -155,7 +145,6 @@ class Surrogate final : public Technique {
   }
 
   std::optional<ModelCalibration> calibration() const override {
-    if (set_aside_fastest_) return ModelCalibration{.weight = 0, .set_aside_fastest_s = set_aside_fastest_};
     if (!has_prior_) return std::nullopt;
     ModelCalibration calibration{.weight = weights_[model_weight_], .measurements = learned_};
     const auto corrections = std::span(weights_).subspan(model_weight_ + 1);
@@ -432,7 +421,6 @@ class Surrogate final : public Technique {
   Run& run_;
   CandidatePool pool_;
   bool has_prior_ = false;  // predictions start from the model's predicted times
-  std::optional<double> set_aside_fastest_;  // the fastest predicted time, where too short to use them
   double prior_mean_ = 0;   // of the log predicted times of the first pool
   std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
   std::vector<std::size_t> pair_offset_;   // per pair of parameters, the feature of its first pair of values; empty without pairs

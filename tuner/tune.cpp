@@ -423,11 +423,7 @@ std::string model_summary(const TuneResult& result) {
   if (predicted.size() < 3) return {};
   std::string summary = fmt::format("its predictions rank the {} configurations that ran with Spearman {:.2f}", predicted.size(),
                                     spearman(predicted, measured));
-  if (const auto& c = result.calibration; c && c->set_aside_fastest_s)
-    summary += fmt::format("; the search left them out: the fastest launch they predict, {:.1f} us, is shorter than {:.0f} us, "
-                           "where one measurement's noise is as large as the differences they predict",
-                           *c->set_aside_fastest_s * 1e6, kShortestInformativeLaunchSeconds * 1e6);
-  else if (c)
+  if (const auto& c = result.calibration)
     summary += fmt::format("; the search weighs them {:.2f} (1: as predicted, 0: ignored), corrected per parameter value by {:+.2f} to {:+.2f}",
                            c->weight, c->lowest_correction, c->highest_correction);
   return summary;

@@ -374,28 +374,6 @@ TEST_CASE("After its start candidates the surrogate measures the model's favouri
   CHECK(std::vector(started.begin() + 1, started.end()) == plain);
 }
 
-// Predicted launches shorter than the noise of one measurement can tell apart
-// are left out: the surrogate searches as without a model, and says so.
-TEST_CASE("The surrogate leaves out predictions of launches too short to tell apart") {
-  std::vector<double> short_times;
-  for (const double time : perfect_scores()) short_times.push_back(time * 1e-2);  // 10-30 us instead of 1-3 ms
-  REQUIRE(*std::ranges::min_element(short_times) < kShortestInformativeLaunchSeconds);
-  const ModelScores short_model = listed(short_times);
-  const auto without = indices(make_strategy("surrogate")->run(candidates(), nullptr, measure, {.evaluations = 30}, 4));
-  const auto with_short = indices(make_strategy("surrogate")->run(candidates(), &short_model, measure, {.evaluations = 30}, 4));
-  CHECK(with_short == without);
-  const auto calibration = make_strategy("surrogate")->start(candidates(), &short_model, 4)->calibration();
-  REQUIRE(calibration);
-  CHECK(calibration->weight == 0);
-  CHECK(calibration->set_aside_fastest_s == Approx(*std::ranges::min_element(short_times)));
-
-  // Kept where they count no work (they are all short there, and help the search) and where launches are longer.
-  ModelScores thin = short_model;
-  thin.count_work = false;
-  CHECK_FALSE(make_strategy("surrogate")->start(candidates(), &thin, 4)->calibration()->set_aside_fastest_s);
-  CHECK_FALSE(make_strategy("surrogate")->start(candidates(), &perfect_model(), 4)->calibration()->set_aside_fastest_s);
-}
-
 // Predictions of a kernel that counts no work (occupancy, waves and launch
 // overhead only) tie by the hundred for fastest, and their favourite is the
 // first of the ties in the space's order: the surrogate learns from them but

@@ -62,14 +62,6 @@ struct ModelScores {
   bool count_work = true;
 };
 
-// Predicted times that count the kernel's work, whose fastest launch is
-// shorter than this, are left out by the surrogate: there one measurement's
-// noise (5-8% per configuration between two recordings of a 7-10 us launch)
-// is as large as the differences the model predicts, and its predictions
-// helped and hurt the search by equal amounts (chosen on the recorded short
-// launches: bench/results/search-calibration/short-launches/).
-inline constexpr double kShortestInformativeLaunchSeconds = 23e-6;
-
 // How a search has come to weigh the model's predicted times, from what it
 // measured: the log predicted time enters its regression of log time with
 // `weight` (1: as predicted; 0: ignored; negative: reversed), plus a
@@ -78,9 +70,6 @@ struct ModelCalibration {
   double weight = 1;
   double lowest_correction = 0, highest_correction = 0;
   std::size_t measurements = 0;  // it has learned from
-  // Where the search left the predictions out from the start (weight 0): the
-  // fastest it was given, shorter than kShortestInformativeLaunchSeconds.
-  std::optional<double> set_aside_fastest_s;
 };
 
 // One run of a strategy over a space, driven from outside: propose, measure,
