@@ -48,7 +48,7 @@ SCORE_TARGET = 0.6
 # bench/results/search-calibration/README.md, "Which spaces developed what"). Held out: the sets recorded after that
 # choice. The ninth set (an H200's) was recorded before the rule below for kernels that count no work, and read
 # after it.
-HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h100-held-out-11")
+HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h100-held-out-11", "h100-held-out-12")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
