@@ -140,6 +140,16 @@ Predicted predict_kernel(const MeasuredSpace& space, const KernelDescription& ke
   return out;
 }
 
+// The predictions the recording stored (what `tune` predicted when it measured), beside its measured times.
+Predicted stored_predictions(const MeasuredSpace& space) {
+  Predicted stored;
+  for (std::size_t i = 0; i < space.rows.size(); ++i) {
+    stored.predicted.push_back(space.recording.predicted_seconds.at(i));
+    stored.measured.push_back(space.rows[i].seconds);
+  }
+  return stored;
+}
+
 SpaceFigures evaluate(const Predicted& all) {
   std::vector<double> predicted, measured;  // of the configurations that ran correctly
   for (std::size_t i = 0; i < all.measured.size(); ++i)
@@ -447,12 +457,7 @@ TEST_CASE("the model ranks the held-out H200 recordings") {
   for (const auto& file : files) {
     const MeasuredSpace space = load_space(file);
     INFO(space.name);
-    Predicted stored;
-    for (std::size_t i = 0; i < space.rows.size(); ++i) {
-      stored.predicted.push_back(space.recording.predicted_seconds.at(i));
-      stored.measured.push_back(space.rows[i].seconds);
-    }
-    const SpaceFigures today = evaluate(predict_space(space, h200_parameters(false))), then = evaluate(stored);
+    const SpaceFigures today = evaluate(predict_space(space, h200_parameters(false))), then = evaluate(stored_predictions(space));
     fmt::print("{:<46} {:>6} Spearman {:6.3f} (stored {:6.3f})  top-10 best {:6.3f}x (stored {:6.3f}x)\n", space.name, space.rows.size(),
                today.spearman, then.spearman, today.best_in_top10, then.best_in_top10);
     // Both changes touch matmul only (the busy SMs only launches of fewer blocks than SMs): nowhere worse (reached:
@@ -608,12 +613,7 @@ TEST_CASE("the model ranks the ninth held-out set as tune predicted it on an H20
   for (const auto& file : files) {
     const MeasuredSpace space = load_space(file);
     INFO(space.name);
-    Predicted stored;
-    for (std::size_t i = 0; i < space.rows.size(); ++i) {
-      stored.predicted.push_back(space.recording.predicted_seconds.at(i));
-      stored.measured.push_back(space.rows[i].seconds);
-    }
-    const SpaceFigures f = evaluate(stored);
+    const SpaceFigures f = evaluate(stored_predictions(space));
     fmt::print("{:<46} {:>6} Spearman {:6.3f}  top-10 best {:6.3f}x\n", space.name, space.rows.size(), f.spearman, f.best_in_top10);
     const ModelTargets t = space.kernel == "matmul_tiled" ? ModelTargets{0.7, 1.075} : issue_targets(space);
     CHECK(f.spearman >= t.spearman);
