@@ -24,6 +24,7 @@ replayed as recorded. Times and costs are the recording's either way.
 """
 
 import argparse
+import csv
 import datetime
 import glob
 import gzip
@@ -71,12 +72,24 @@ def same_space(path):
     return os.path.basename(path).replace("-repeat2.csv.gz", ".csv.gz")
 
 
+def measured_times(path):
+    """A recording's configurations, outcomes and measured times, as one hashable value."""
+    with gzip.open(path, "rt") as f:
+        return tuple((r["config"], r["outcome"], r["time_s"]) for r in csv.DictReader(l for l in f if not l.startswith("#")))
+
+
 def repeated_spaces(spaces, rows):
     """The section on spaces measured more than once: per space, the default's score on each recording and their
     mean, against the Kernel Tuner strategy with the best mean over the same recordings. rows: per space id, the
     default's score and every Kernel Tuner strategy's."""
-    groups = {}
-    for sid, _, path in spaces:
+    groups, seen = {}, set()
+    for sid, kind, path in spaces:
+        if kind != "csv":
+            continue
+        measured = measured_times(path)
+        if measured in seen:  # the same measurements under another name (the tests: and bench: stencil files)
+            continue
+        seen.add(measured)
         groups.setdefault(same_space(path), []).append((sid, path))
     lines = ["| space | role | recordings | default, per recording | default, mean | best Kernel Tuner strategy, mean | "
              "default vs best KT |", "|---|---|---|---|---|---|---|"]
