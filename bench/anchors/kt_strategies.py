@@ -90,6 +90,12 @@ def spaces():
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             repeat = os.path.basename(os.path.dirname(path))
             found.append((repeat + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
+    ids = {}
+    for sid, _, path in found:  # an id names a cache folder of sequences: two recordings must not share one
+        if sid in ids:
+            sys.exit(f"kt_strategies: {os.path.relpath(ids[sid], REPO)} and {os.path.relpath(path, REPO)} would share the "
+                     f"space id {sid}; give one of them another file or repeat-N folder name")
+        ids[sid] = path
     return found
 
 
