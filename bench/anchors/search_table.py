@@ -26,6 +26,7 @@ replayed as recorded. Times and costs are the recording's either way.
 import argparse
 import csv
 import datetime
+import functools
 import glob
 import gzip
 import json
@@ -57,14 +58,26 @@ WITHOUT_WORK_KERNELS = ("pnpoly", "hotspot_small")
 WITHOUT_WORK_HELD_OUT_FOLDERS = ("h100-held-out-8", "h200-held-out-9")
 
 
+@functools.cache
+def first_recordings():
+    """Per file name, the recording of that space outside bench/results/spaces/h100-repeats."""
+    return {os.path.basename(p): p for _, kind, p in kt.spaces() if kind == "csv" and os.sep + "h100-repeats" + os.sep not in p}
+
+
 def developed_on(sid, path):
     """A repeat recording of a space (bench/results/spaces/h100-repeats) has the role of the space's first one."""
     if os.sep + "h100-repeats" + os.sep in path:
-        path = next(p for _, kind, p in kt.spaces() if kind == "csv" and os.path.basename(p) == os.path.basename(path)
-                    and os.sep + "h100-repeats" + os.sep not in p)
+        path = first_recordings()[os.path.basename(path)]
     without_work = sid.partition("/")[2].split("-")[0] in WITHOUT_WORK_KERNELS
     folders = WITHOUT_WORK_HELD_OUT_FOLDERS if without_work else HELD_OUT_FOLDERS
     return not any(os.sep + folder + os.sep in path for folder in folders)
+
+
+def versus_best(score, best_score):
+    """The default's score against the best Kernel Tuner score: "beats", "matches" (within SCORE_MATCH) or "below (-x)"."""
+    if score < best_score - SCORE_MATCH:
+        return f"below ({score - best_score:+.2f})"
+    return "beats" if score > best_score + SCORE_MATCH else "matches"
 
 
 def same_space(path):
@@ -82,15 +95,16 @@ def repeated_spaces(spaces, rows):
     """The section on spaces measured more than once: per space, the default's score on each recording and their
     mean, against the Kernel Tuner strategy with the best mean over the same recordings. rows: per space id, the
     default's score and every Kernel Tuner strategy's."""
-    groups, seen = {}, set()
+    groups = {}
     for sid, kind, path in spaces:
-        if kind != "csv":
-            continue
-        measured = measured_times(path)
-        if measured in seen:  # the same measurements under another name (the tests: and bench: stencil files)
-            continue
-        seen.add(measured)
-        groups.setdefault(same_space(path), []).append((sid, path))
+        if kind == "csv":
+            groups.setdefault(same_space(path), []).append((sid, path))
+    for key, members in groups.items():  # the same measurements under two names (the tests: and bench: stencil files)
+        if len(members) > 1:
+            distinct = {}
+            for sid, path in members:
+                distinct.setdefault(measured_times(path), (sid, path))
+            groups[key] = list(distinct.values())
     lines = ["| space | role | recordings | default, per recording | default, mean | best Kernel Tuner strategy, mean | "
              "default vs best KT |", "|---|---|---|---|---|---|---|"]
     count = at_target = matched = 0
@@ -104,13 +118,8 @@ def repeated_spaces(spaces, rows):
         best = max((v, s) for s, v in means.items()) if means else None
         mean = sum(defaults) / len(defaults) if None not in defaults else None
         at_target += mean is not None and mean >= SCORE_TARGET
-        verdict = "–"
-        if best and mean is not None:
-            if mean >= best[0] - SCORE_MATCH:
-                matched += 1
-                verdict = "beats" if mean > best[0] + SCORE_MATCH else "matches"
-            else:
-                verdict = f"below ({mean - best[0]:+.2f})"
+        verdict = versus_best(mean, best[0]) if best and mean is not None else "–"
+        matched += not verdict.startswith(("below", "–"))
         role = "developed" if developed_on(*members[0]) else "held out"
         lines.append(f"| {key[:-len('.csv.gz')]} | {role} | {len(members)} | " + " / ".join(fmt(d) for d in defaults)
                      + f" | {fmt(mean)} | " + (f"{best[1]} {best[0]:.2f}" if best else "–") + f" | {verdict} |")
@@ -301,12 +310,10 @@ def main():
         if best and d is not None:
             compared += 1
             role["compared"] += 1
-            if d >= best[0] - SCORE_MATCH:
+            verdict = versus_best(d, best[0])
+            if not verdict.startswith("below"):
                 matched += 1
                 role["matched"] += 1
-                verdict = "beats" if d > best[0] + SCORE_MATCH else "matches"
-            else:
-                verdict = f"below ({d - best[0]:+.2f})"
         row += [f"{best[1]} {best[0]:.2f}" if best else "–", verdict]
         lines.append("| " + " | ".join(row) + " |")
         scores_of[sid] = {"default": d, "kt": {s: v for s, v in kts.items() if s not in same}}
