@@ -338,6 +338,7 @@ int tune(const TuneArgs& args) {
   TuneOptions options;
   options.strategy = args.strategy;
   options.use_model = !args.no_model;
+  options.transfer_sizes = !args.no_transfer;
   options.seed = args.seed;
   options.max_evaluations = args.max_evaluations;
   options.max_seconds = args.max_seconds;
@@ -399,6 +400,7 @@ int tune(const TuneArgs& args) {
   fmt::print("\n");
   if (!result.budget_note.empty()) fmt::print("budget: {}\n", result.budget_note);
   if (!result.model_note.empty()) fmt::print("model: {}\n", result.model_note);
+  if (!result.transfer_note.empty()) fmt::print("model: {}\n", result.transfer_note);
   if (const std::string summary = model_summary(result); !summary.empty()) fmt::print("model: {}\n", summary);
   if (result.isolated && result.worker_restarts > 0)
     fmt::print("the measurement worker was restarted {} times after faults or timeouts\n", result.worker_restarts);

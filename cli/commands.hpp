@@ -41,6 +41,7 @@ struct TuneArgs {
   bool or_plan = false;
   std::string strategy;
   bool no_model = false;
+  bool no_transfer = false;
   std::uint64_t seed = 1;
   std::optional<std::size_t> max_evaluations;
   std::optional<double> max_seconds;

@@ -127,6 +127,8 @@ int blocktune::cli::run(int argc, char** argv) {
       ->default_val(std::string(blocktune::kDefaultStrategy))
       ->check(CLI::IsMember(blocktune::strategy_names()));
   tune->add_flag("--no-model", tune_args.no_model, "search without the execution-time model's predictions");
+  tune->add_flag("--no-transfer", tune_args.no_transfer,
+                 "leave the model's predictions uncorrected by what other problem sizes of the kernel measured on this device");
   tune->add_option("--seed", tune_args.seed, "the strategy's random seed (the same seed retraces the same search)")->default_val(1);
   tune->add_option("--max-evaluations", tune_args.max_evaluations,
                    "try at most this many new configurations, failed compiles included (stored ones are free)")->check(at_least(1));

@@ -245,6 +245,9 @@ Store::Impl::Impl(sqlite::Connection connection)
         RETURNING id)sql")),
       find_problem_id(db.prepare("SELECT id FROM problems WHERE kernel_id = ?1 AND dims = ?2")),
       insert_problem(db.prepare("INSERT INTO problems (kernel_id, dims) VALUES (?1, ?2) RETURNING id")),
+      measured_problems(db.prepare(
+          "SELECT id, dims FROM problems WHERE kernel_id = ?2 AND EXISTS "
+          "(SELECT 1 FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = problems.id) ORDER BY id")),
       select_trials(db.prepare(fmt::format(
           "SELECT {} FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 ORDER BY id",
           trial_columns))),
@@ -340,6 +343,13 @@ std::int64_t Store::Impl::find_or_add_problem(std::int64_t kernel_id, const std:
 std::int64_t Store::upsert_problem(std::int64_t kernel_id, const ProblemSize& problem) {
   require_valid(problem);
   return impl_->find_or_add_problem(kernel_id, problem.to_string());
+}
+
+std::vector<std::pair<std::int64_t, ProblemSize>> Store::measured_problems(std::int64_t device_id, std::int64_t kernel_id) const {
+  std::vector<std::pair<std::int64_t, ProblemSize>> problems;
+  for (auto row = impl_->measured_problems.query(device_id, kernel_id); row.next();)
+    problems.emplace_back(row.int64(0), ProblemSize::parse(row.text(1)));
+  return problems;
 }
 
 std::vector<TrialRecord> Store::trials(std::int64_t device_id, std::int64_t kernel_id,

@@ -101,7 +101,7 @@ struct Store::Impl {
   ImportStats apply(const Dump& dump, const ImportProgress& progress);  // in one transaction
 
   sqlite::Connection db;
-  sqlite::Statement upsert_device, upsert_kernel, find_problem_id, insert_problem, select_trials, has_trial,
+  sqlite::Statement upsert_device, upsert_kernel, find_problem_id, insert_problem, measured_problems, select_trials, has_trial,
       trial_timestamp, upsert_trial, ok_launches, default_config, learn_default_shape, upsert_winner, delete_winner,
       winner_time_steps,
       upsert_arch_default, upsert_device_metric, select_device_metrics;

@@ -9,6 +9,7 @@
 #include <blocktune/resource_estimate.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/strategy.hpp>
+#include <blocktune/transfer.hpp>
 #include <blocktune/tuner.hpp>
 #include <blocktune/worker.hpp>
 
@@ -27,6 +28,8 @@
 namespace blocktune {
 namespace {
 
+constexpr double kNoPrediction = 1e9;  // seconds: a configuration the model cannot predict ranks last rather than stopping the run
+
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -36,6 +39,38 @@ std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_
   std::map<std::string, TrialRecord> stored;
   for (TrialRecord& t : store.trials(device_id, kernel_id, problem_id)) stored.emplace(t.config, std::move(t));
   return stored;
+}
+
+// The transfer from the measured problem nearest in size to `problem` that
+// has enough configurations to say something (SizeTransfer::from), with the
+// model's predictions there recomputed by today's model and each variant's
+// recorded resources; said in result.transfer_note. nullopt where there is none.
+template <typename PredictPerStep>
+std::optional<SizeTransfer> stored_size_transfer(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                                                 const ProblemSize& problem, const PredictPerStep& predicted_per_step, TuneResult& result) {
+  std::vector<std::pair<std::int64_t, ProblemSize>> others = store.measured_problems(device_id, kernel_id);
+  std::erase_if(others, [&](const auto& other) { return other.first == problem_id; });
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (const auto& other : others) sizes.push_back(other.second.dims);
+  for (const std::size_t i : nearest_sizes_first(sizes, problem.dims)) {
+    std::vector<MeasuredAndPredicted> measured;
+    for (const TrialRecord& trial : store.trials(device_id, kernel_id, others[i].first)) {
+      if (trial.outcome != Outcome::ok) continue;
+      const ResourceUsage usage{.registers = trial.registers, .static_smem = trial.static_smem, .stack_bytes = trial.local_bytes,
+                                .spill_stores = trial.spill_stores, .spill_loads = trial.spill_loads};
+      const double predicted = predicted_per_step(Config::parse(trial.config), others[i].second, usage);
+      if (predicted >= kNoPrediction) continue;  // not a configuration of today's space
+      measured.push_back({trial.config, trial.median_ms / 1000 / static_cast<double>(trial.steps_per_launch), predicted});
+    }
+    if (auto transfer = SizeTransfer::from(measured)) {
+      result.transfer_note = fmt::format(
+          "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
+          "one's measured over predicted time there); --no-transfer leaves them as they are",
+          others[i].second.to_string(), transfer->configurations());
+      return transfer;
+    }
+  }
+  return std::nullopt;
 }
 
 std::string kernel_identity(const KernelDescription& kernel) {
@@ -221,29 +256,39 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // variants compiled so far standing in for those not compiled yet.
   const DeviceParameters parameters = model_parameters(device, store.device_metrics(device_id));
   ResourceEstimator estimator(kernel);
-  constexpr double kNoPrediction = 1e9;  // seconds: ranks last rather than stopping the run
-  const auto predicted_seconds = [&](const PlanEntry& entry) {
+  const auto predicted_seconds = [&](const PlanEntry& entry, const ProblemSize& size) {
     try {
-      const auto prediction = predict_entry(kernel, device, problem, entry, parameters);
+      const auto prediction = predict_entry(kernel, device, size, entry, parameters);
       return prediction && std::isfinite(prediction->seconds) && prediction->seconds > 0 ? prediction->seconds : kNoPrediction;
     } catch (const std::exception&) {
       return kNoPrediction;
     }
   };
+  // Per time step, with a compiled variant's resources where known, else the estimator's.
+  const auto predicted_per_step = [&](const Config& config, const ProblemSize& size, const std::optional<ResourceUsage>& usage) {
+    PlanEntry entry;
+    entry.config = config;
+    try {
+      entry.resolved = resolve(kernel, entry.config, device, size);
+    } catch (const std::exception&) {
+      return kNoPrediction;
+    }
+    entry.variant.ok = true;
+    entry.variant.usage = usage ? *usage : estimator.estimate(entry.config);
+    entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
+    return predicted_seconds(entry, size) / static_cast<double>(entry.resolved.steps_per_launch);
+  };
+  // Corrected by what the nearest other size of the kernel measured on this
+  // device, where the store has one (search/include/blocktune/transfer.hpp).
+  const std::optional<SizeTransfer> transfer =
+      options.use_model && options.transfer_sizes ? stored_size_transfer(store, device_id, kernel_id, problem_id, problem, predicted_per_step, result)
+                                                  : std::nullopt;
+  const auto transfer_factor = [&](const Config& config) { return transfer ? transfer->factor(config.to_string()) : 1.0; };
   const ModelScores scores{[&](std::uint64_t index) {
-                             PlanEntry entry;
-                             entry.config = space.at(index);
-                             try {
-                               entry.resolved = resolve(kernel, entry.config, device, problem);
-                             } catch (const std::exception&) {
-                               return kNoPrediction;
-                             }
-                             entry.variant.ok = true;
-                             entry.variant.usage = estimator.estimate(entry.config);
-                             entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
-                             return predicted_seconds(entry) / static_cast<double>(entry.resolved.steps_per_launch);
+                             const Config config = space.at(index);
+                             return predicted_per_step(config, problem, std::nullopt) * transfer_factor(config);
                            },
-                           true, work_counted};
+                           true, work_counted || transfer.has_value()};
 
   // 4. The budget: the user's, or for a space too large to measure in about
   // ten minutes a default one, said at the start.
@@ -365,8 +410,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
         }
         trial = static_trial(entry);
         if (entry.launchable()) {
-          const double predicted = predicted_seconds(entry);
-          if (options.use_model) search->refine_score(proposal.index, predicted / static_cast<double>(trial.steps_per_launch));
+          const double predicted = predicted_seconds(entry, problem);
+          if (options.use_model)
+            search->refine_score(proposal.index, predicted / static_cast<double>(trial.steps_per_launch) * transfer_factor(entry.config));
           if (predicted < kNoPrediction) trial.predicted_ms = predicted * 1000;  // stored for reports
           // The fallback for GPUs never tuned serves every step count: one step per launch.
           if (trial.steps_per_launch == 1 && (!favourite || predicted < favourite->first)) favourite.emplace(predicted, trial);

@@ -93,6 +93,33 @@ TEST_CASE("upserts return stable ids") {
   CHECK_THROWS_AS(store.upsert_kernel(bad), std::invalid_argument);
 }
 
+// What tune corrects its model by: the other problem sizes of a kernel measured on the same device.
+TEST_CASE("the measured problems of a kernel are those with trials on the device, in the order they were added") {
+  TempDir dir;
+  Store store = Store::open(dir / "t.db");
+  const auto device = store.upsert_device(h100());
+  const auto other_device = store.upsert_device(h100("GPU-other"));
+  const auto kernel = store.upsert_kernel(stencil("a"));
+  const auto other_kernel = store.upsert_kernel(stencil("b"));
+  const auto large = store.upsert_problem(kernel, ProblemSize{{512, 512, 512}});
+  const auto small = store.upsert_problem(kernel, ProblemSize{{256, 256, 256}});
+  store.upsert_problem(kernel, ProblemSize{{128, 128, 128}});  // no trial: not measured
+  const auto elsewhere = store.upsert_problem(kernel, ProblemSize{{64, 64, 64}});
+  store.add_trial(device, kernel, small, trial(32, 4, 1, 1.0));
+  store.add_trial(device, kernel, large, trial(32, 4, 1, 8.0));
+  store.add_trial(device, kernel, large, trial(64, 4, 1, 7.0));
+  store.add_trial(other_device, kernel, elsewhere, trial(32, 4, 1, 0.2));
+  const auto other_problem = store.upsert_problem(other_kernel, ProblemSize{{512, 512, 512}});
+  store.add_trial(device, other_kernel, other_problem, trial(32, 4, 1, 9.0));
+
+  const auto measured = store.measured_problems(device, kernel);
+  REQUIRE(measured.size() == 2);
+  CHECK(measured[0] == std::pair{large, ProblemSize{{512, 512, 512}}});
+  CHECK(measured[1] == std::pair{small, ProblemSize{{256, 256, 256}}});
+  CHECK(store.measured_problems(other_device, kernel) == std::vector{std::pair{elsewhere, ProblemSize{{64, 64, 64}}}});
+  CHECK(store.measured_problems(device, other_kernel).size() == 1);
+}
+
 // Whether a kernel's spec counts its work decides how a search uses the
 // model's predictions of it; a registration that does not say keeps what is
 // stored, and export, import and merge carry it.

@@ -4,6 +4,7 @@
 #include <blocktune/builder.hpp>
 #include <blocktune/compile_pool.hpp>
 #include <blocktune/resource_estimate.hpp>
+#include <blocktune/transfer.hpp>
 #include <blocktune/tuner.hpp>
 #include <blocktune/worker.hpp>
 
@@ -311,6 +312,43 @@ TEST_CASE("a rerun with the same strategy and seed retraces its steps from the d
   REQUIRE(second.size() == 16);
   CHECK(std::vector(second.begin(), second.begin() + 8) == first);
   CHECK(std::set(second.begin(), second.end()).size() == 16);
+}
+
+// Another problem size of the kernel measured on the device corrects the
+// model's predictions: the simulated GPU's times do not depend on the problem
+// size, so the configurations fastest at 4096 are, corrected, the favourites
+// at 8192, and the second run measures one of them right after the default.
+TEST_CASE("tune corrects the model by what the nearest other problem size measured on the device", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  const KernelDescription k = fill_kernel(values(2));
+  TuneOptions options;
+  options.max_evaluations = 16;
+  options.compile_threads = 2;
+  options.simulation = simulated_gpu();
+  const TuneResult first = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
+  CHECK(first.transfer_note.empty());  // nothing else measured yet
+  std::size_t ok = 0;
+  for (const TrialRecord& t : first.trials) ok += t.outcome == Outcome::ok;
+  REQUIRE(ok >= SizeTransfer::kMinimumConfigurations);
+  const TrialRecord& fastest = *std::ranges::min_element(first.trials, {}, [](const TrialRecord& t) {
+    return t.outcome == Outcome::ok ? t.median_ms : 1e9;
+  });
+
+  options.max_evaluations = 2;
+  const TuneResult second = tune(k, 0, ProblemSize::parse("8192"), store, compiler, options);
+  CHECK_THAT(second.transfer_note, Catch::Contains(fmt::format("problem 4096 measured on this device ({} configurations", ok)));
+  REQUIRE(second.trials.size() == 2);
+  CHECK(second.trials[0].config == k.default_config);
+  CHECK(std::ranges::any_of(first.trials, [&](const TrialRecord& t) { return t.config == second.trials[1].config; }));
+  CHECK(second.trials[1].median_ms == Approx(fastest.median_ms));
+
+  options.transfer_sizes = false;
+  const TuneResult without = tune(k, 0, ProblemSize::parse("16384"), store, compiler, options);
+  CHECK(without.transfer_note.empty());
+  REQUIRE(without.trials.size() == 2);
+  CHECK(without.trials[1].median_ms > fastest.median_ms);
 }
 
 TEST_CASE("without a budget, a space too large to measure gets a default budget and a stop rule, said at the start", "[pipeline][tune]") {

@@ -148,6 +148,8 @@ class Store {
   std::int64_t upsert_kernel(const KernelRecord&);  // same name + source_hash -> same id
   std::int64_t upsert_problem(std::int64_t kernel_id, const ProblemSize&);
 
+  // The problems of a kernel with trials on a device, with their ids, in the order they were added.
+  std::vector<std::pair<std::int64_t, ProblemSize>> measured_problems(std::int64_t device_id, std::int64_t kernel_id) const;
   // The tuning session key is (device, kernel, problem).
   std::vector<TrialRecord> trials(std::int64_t device_id, std::int64_t kernel_id,
                                   std::int64_t problem_id) const;  // in measurement order

@@ -119,6 +119,10 @@ struct TuneOptions {
   // model's predictions (unless use_model is false).
   std::string strategy = std::string(kDefaultStrategy);
   bool use_model = true;
+  // Correct the model's predictions by what the nearest other problem size of
+  // the kernel measured on this device, where the store has one
+  // (blocktune/transfer.hpp; TuneResult::transfer_note says which).
+  bool transfer_sizes = true;
   // Budgets bound the whole run, compiling included. New trials of any
   // outcome count as evaluations; stored ones answer for free.
   std::optional<std::size_t> max_evaluations;
@@ -171,6 +175,7 @@ struct TuneResult {
   std::uint64_t valid = 0;             // valid configurations in the space
   std::string budget_note;             // the default budget applied, and how to change it; empty if none
   std::string model_note;              // what limits the model's part in this run (a kernel that counts no work); empty if nothing
+  std::string transfer_note;           // the problem size whose measurements corrected the model's predictions; empty if none
   std::optional<ModelCalibration> calibration;  // how the search came to weigh the model, where it calibrates it
   std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, in the order the strategy took them
   std::optional<Winner> winner;

@@ -1,0 +1,95 @@
+// The default strategy's methodology score on recorded spaces with the model's
+// recorded predictions as they are and corrected by the nearest other problem
+// size (blocktune/transfer.hpp, what `tune` does with the sizes its database
+// holds): mean over seeds 1..N. The other size is taken from the recordings
+// listed in POOL (one path a line) of the same kernel and device name and
+// another problem, nearest in element count first, the first with enough
+// configurations (SizeTransfer::from), from its measured times and recorded
+// predictions (give it recordings whose predictions are today's model's).
+// Build as score_strategy.cpp (its header has the g++ line), then:
+//   /tmp/score_transfer 10 POOL SPACE...
+#include <blocktune/db_types.hpp>
+#include <blocktune/recording.hpp>
+#include <blocktune/replay.hpp>
+#include <blocktune/transfer.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace blocktune;
+
+namespace {
+
+std::optional<std::pair<std::string, SizeTransfer>> nearest_transfer(const Recording& space, const std::vector<std::filesystem::path>& pool) {
+  std::vector<Recording> others;
+  std::vector<std::filesystem::path> files;
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (const auto& file : pool) {
+    Recording other = read_recording(file);
+    if (other.kernel != space.kernel || other.device != space.device || other.problem == space.problem) continue;
+    sizes.push_back(ProblemSize::parse(other.problem).dims);
+    others.push_back(std::move(other));
+    files.push_back(file);
+  }
+  for (const std::size_t i : nearest_sizes_first(sizes, ProblemSize::parse(space.problem).dims)) {
+    const Recording& other = others[i];
+    std::vector<MeasuredAndPredicted> measured;
+    for (std::size_t c = 0; c < other.space.configs.size() && c < other.predicted_seconds.size(); ++c)
+      if (other.space.time[c]) measured.push_back({other.space.configs[c].to_string(), *other.space.time[c], other.predicted_seconds[c]});
+    if (auto transfer = SizeTransfer::from(measured)) return std::pair{files[i].string(), std::move(*transfer)};
+  }
+  return std::nullopt;
+}
+
+std::pair<double, double> mean_score(const Recording& recording, const ModelScores& model, int seeds) {
+  const auto strategy = make_strategy(kDefaultStrategy);
+  const RandomBaseline random(recording.space);
+  const double budget = random.budget_seconds();
+  double sum = 0, squares = 0;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    const double run = methodology_score(BestSoFar(replay(recording.space, *strategy, Budget{.seconds = budget}, seed, &model)), random, budget);
+    sum += run;
+    squares += run * run;
+  }
+  const double mean = sum / seeds;
+  return {mean, seeds > 1 ? std::sqrt(std::max(0.0, (squares - seeds * mean * mean) / (seeds - 1)) / seeds) : 0.0};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int seeds = argc > 3 ? std::atoi(argv[1]) : 0;
+  if (seeds < 1) {
+    fmt::print(stderr, "usage: {} SEEDS POOL SPACE...\n", argv[0]);
+    return 2;
+  }
+  std::vector<std::filesystem::path> pool;
+  std::ifstream list(argv[2]);
+  for (std::string line; std::getline(list, line);)
+    if (!line.empty()) pool.emplace_back(line);
+  fmt::print("{:<60} {:>15} {:>15}  {}\n", "space", "model", "transferred", "from");
+  for (int a = 3; a < argc; ++a) {
+    const Recording recording = read_recording(argv[a]);
+    const auto model = recorded_model_scores(recording);
+    if (!model || !model->are_times) {
+      fmt::print("{:<60} no predictions\n", argv[a]);
+      continue;
+    }
+    const auto [as_is, as_is_error] = mean_score(recording, *model, seeds);
+    const auto transfer = nearest_transfer(recording, pool);
+    const std::string name = std::filesystem::path(argv[a]).filename().string();
+    if (!transfer) {
+      fmt::print("{:<60} {:>7.3f} +- {:.3f} {:>15}  none\n", name, as_is, as_is_error, "-");
+      continue;
+    }
+    const ModelScores corrected = transferred_scores(*model, transfer->second, [&](std::uint64_t i) { return recording.space.configs[i].to_string(); });
+    const auto [transferred, transferred_error] = mean_score(recording, corrected, seeds);
+    fmt::print("{:<60} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, transfer->first);
+  }
+}

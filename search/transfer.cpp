@@ -1,0 +1,53 @@
+#include "blocktune/transfer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+namespace blocktune {
+
+std::optional<SizeTransfer> SizeTransfer::from(std::span<const MeasuredAndPredicted> measured) {
+  SizeTransfer transfer;
+  double log_sum = 0;
+  for (const MeasuredAndPredicted& m : measured) {
+    const double ratio = m.measured_seconds / m.predicted_seconds;
+    if (!(m.measured_seconds > 0) || !(m.predicted_seconds > 0) || !std::isfinite(ratio)) continue;
+    if (transfer.ratios_.emplace(m.config, ratio).second) log_sum += std::log(ratio);
+  }
+  if (transfer.ratios_.size() < kMinimumConfigurations) return std::nullopt;
+  transfer.typical_ratio_ = std::exp(log_sum / static_cast<double>(transfer.ratios_.size()));
+  return transfer;
+}
+
+double SizeTransfer::factor(std::string_view config) const {
+  const auto found = ratios_.find(config);
+  return found != ratios_.end() ? found->second : typical_ratio_;
+}
+
+ModelScores transferred_scores(ModelScores model, SizeTransfer transfer, std::function<std::string(std::uint64_t)> config_of) {
+  model.score = [score = std::move(model.score), transfer = std::move(transfer), config_of = std::move(config_of)](std::uint64_t candidate) {
+    return score(candidate) * transfer.factor(config_of(candidate));
+  };
+  model.count_work = true;  // the measured times carry the work the kernel's counts may leave out
+  return model;
+}
+
+std::vector<std::size_t> nearest_sizes_first(std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size) {
+  // By element count, not dimension by dimension: on the recorded transposes a
+  // size in another shape transfers better (bench/results/search-calibration/size-transfer/).
+  const auto log_elements = [](std::span<const std::int64_t> dims) {
+    double sum = 0;
+    for (const std::int64_t d : dims) sum += std::log(static_cast<double>(std::max<std::int64_t>(d, 1)));
+    return sum;
+  };
+  const double target = log_elements(size);
+  std::vector<double> distance;
+  for (const auto& dims : sizes) distance.push_back(std::abs(log_elements(dims) - target));
+  std::vector<std::size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::ranges::stable_sort(order, {}, [&](std::size_t i) { return distance[i]; });
+  return order;
+}
+
+}  // namespace blocktune

@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include <blocktune/transfer.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace blocktune;
+
+namespace {
+
+// Configurations "x=0" .. "x=n-1", each measured ratio_of(i) times its prediction of 1 ms.
+template <typename Ratio>
+std::vector<MeasuredAndPredicted> measured(int n, Ratio ratio_of) {
+  std::vector<MeasuredAndPredicted> out;
+  for (int i = 0; i < n; ++i) out.push_back({"x=" + std::to_string(i), 1e-3 * ratio_of(i), 1e-3});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a size transfer scales a measured configuration by its measured over predicted time there", "[transfer]") {
+  const auto transfer = SizeTransfer::from(measured(10, [](int i) { return 1.0 + i; }));
+  REQUIRE(transfer);
+  CHECK(transfer->configurations() == 10);
+  CHECK(transfer->factor("x=0") == Approx(1.0));
+  CHECK(transfer->factor("x=9") == Approx(10.0));
+  // Not measured there: the geometric mean of the ten ratios, 10!^(1/10).
+  double log_sum = 0;
+  for (int i = 1; i <= 10; ++i) log_sum += std::log(double(i));
+  CHECK(transfer->factor("x=42") == Approx(std::exp(log_sum / 10)));
+}
+
+TEST_CASE("a size transfer needs ten configurations with both times, and skips the others", "[transfer]") {
+  CHECK_FALSE(SizeTransfer::from(measured(9, [](int) { return 2.0; })));
+  std::vector<MeasuredAndPredicted> some = measured(10, [](int) { return 2.0; });
+  some[3].measured_seconds = 0;                                  // failed there
+  CHECK_FALSE(SizeTransfer::from(some));
+  some.push_back({"x=10", 4e-3, 2e-3});
+  some.push_back({"x=11", 1e-3, std::nan("")});                  // no prediction
+  some.push_back({"x=12", 1e-3, 0});
+  const auto transfer = SizeTransfer::from(some);
+  REQUIRE(transfer);
+  CHECK(transfer->configurations() == 10);
+  CHECK(transfer->factor("x=3") == Approx(2.0));  // the typical ratio, all of them 2
+  CHECK(transfer->factor("x=11") == Approx(2.0));
+}
+
+TEST_CASE("transferred scores multiply the model's by the factor of each candidate's configuration", "[transfer]") {
+  const auto transfer = SizeTransfer::from(measured(10, [](int i) { return i < 5 ? 0.5 : 2.0; }));
+  REQUIRE(transfer);
+  const ModelScores model{[](std::uint64_t candidate) { return 1e-3 * double(candidate + 1); }, true, false};
+  const ModelScores scores = transferred_scores(model, *transfer, [](std::uint64_t candidate) { return "x=" + std::to_string(candidate); });
+  CHECK(scores.score(0) == Approx(0.5e-3));
+  CHECK(scores.score(7) == Approx(16e-3));
+  CHECK(scores.score(20) == Approx(21e-3));  // not measured there: the typical ratio, 1
+  CHECK(scores.are_times);
+  // Measured over predicted times carry the work a kernel's counts may leave out.
+  CHECK(scores.count_work);
+}
+
+TEST_CASE("problem sizes are taken nearest in element count first", "[transfer]") {
+  const std::vector<std::vector<std::int64_t>> sizes{{1024, 1024}, {4096}, {512, 512, 512}, {2100}, {8192}};
+  const std::vector<std::int64_t> size{4096};
+  CHECK(nearest_sizes_first(sizes, size) == std::vector<std::size_t>{1, 3, 4, 0, 2});
+  const std::vector<std::vector<std::int64_t>> tied{{8192}, {1000}, {8192}};
+  CHECK(nearest_sizes_first(tied, size) == std::vector<std::size_t>{0, 2, 1});  // the same size: in order
+  CHECK(nearest_sizes_first({}, size).empty());
+  // The same element count in another shape first.
+  const std::vector<std::vector<std::int64_t>> shapes{{1536, 1024}, {1024, 2048}, {1024, 1024}};
+  const std::vector<std::int64_t> wide{2048, 1024};
+  CHECK(nearest_sizes_first(shapes, wide) == std::vector<std::size_t>{1, 0, 2});
+}
