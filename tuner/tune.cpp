@@ -280,9 +280,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   };
   // Corrected by what the nearest other size of the kernel measured on this
   // device, where the store has one (search/include/blocktune/transfer.hpp).
-  const std::optional<SizeTransfer> transfer =
-      options.use_model && options.transfer_sizes ? stored_size_transfer(store, device_id, kernel_id, problem_id, problem, predicted_per_step, result)
-                                                  : std::nullopt;
+  if (options.use_model && options.transfer_sizes)
+    result.transfer = stored_size_transfer(store, device_id, kernel_id, problem_id, problem, predicted_per_step, result);
+  const std::optional<SizeTransfer>& transfer = result.transfer;
   const auto transfer_factor = [&](const Config& config) { return transfer ? transfer->factor(config.to_string()) : 1.0; };
   const ModelScores scores{[&](std::uint64_t index) {
                              const Config config = space.at(index);
@@ -460,15 +460,17 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
 }
 
 std::string model_summary(const TuneResult& result) {
-  std::vector<double> predicted, measured;
+  std::vector<double> predicted, corrected, measured;
   for (const TrialRecord& trial : result.trials)
     if (trial.outcome == Outcome::ok && trial.predicted_ms) {
       predicted.push_back(*trial.predicted_ms);
+      if (result.transfer) corrected.push_back(*trial.predicted_ms * result.transfer->factor(trial.config));
       measured.push_back(trial.median_ms);
     }
   if (predicted.size() < 3) return {};
   std::string summary = fmt::format("its predictions rank the {} configurations that ran with Spearman {:.2f}", predicted.size(),
                                     spearman(predicted, measured));
+  if (result.transfer) summary += fmt::format(", corrected by the other problem size {:.2f}", spearman(corrected, measured));
   if (const auto& c = result.calibration)
     summary += fmt::format("; the search weighs them {:.2f} (1: as predicted, 0: ignored), corrected per parameter value by {:+.2f} to {:+.2f}",
                            c->weight, c->lowest_correction, c->highest_correction);

@@ -425,3 +425,20 @@ TEST_CASE("the run's summary of the model says how well it ranked what ran, and 
   result.calibration = ModelCalibration{.weight = 0.8, .lowest_correction = -0.1, .highest_correction = 0.2, .measurements = 4};
   CHECK_THAT(model_summary(result), Catch::Contains("the search weighs them 0.80") && Catch::Contains("by -0.10 to +0.20"));
 }
+
+TEST_CASE("the run's summary of the model says how the predictions corrected by another size ranked", "[pipeline][summary]") {
+  // The model ranks the four backwards; at the other size each was measured 1/i^2 times its prediction.
+  TuneResult result;
+  std::vector<MeasuredAndPredicted> other;
+  for (int i = 1; i <= 10; ++i) other.push_back({fmt::format("x={}", i), 1e-3 / (i * i), 1e-3});
+  result.transfer = SizeTransfer::from(other);
+  REQUIRE(result.transfer);
+  for (int i = 1; i <= 4; ++i) {
+    TrialRecord trial;
+    trial.config = fmt::format("x={}", i);
+    trial.median_ms = 0.01 / i;
+    trial.predicted_ms = 0.009 * i;
+    result.trials.push_back(trial);
+  }
+  CHECK(model_summary(result) == "its predictions rank the 4 configurations that ran with Spearman -1.00, corrected by the other problem size 1.00");
+}

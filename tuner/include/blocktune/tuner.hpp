@@ -13,6 +13,7 @@
 #include <blocktune/detail/space.hpp>
 #include <blocktune/store.hpp>
 #include <blocktune/strategy.hpp>
+#include <blocktune/transfer.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -176,6 +177,7 @@ struct TuneResult {
   std::string budget_note;             // the default budget applied, and how to change it; empty if none
   std::string model_note;              // what limits the model's part in this run (a kernel that counts no work); empty if nothing
   std::string transfer_note;           // the problem size whose measurements corrected the model's predictions; empty if none
+  std::optional<SizeTransfer> transfer;  // that correction
   std::optional<ModelCalibration> calibration;  // how the search came to weigh the model, where it calibrates it
   std::vector<TrialRecord> trials;     // measured in this run and resumed from the store, in the order the strategy took them
   std::optional<Winner> winner;
@@ -198,8 +200,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
 
 // How the model did on this run, for people: the rank correlation of its
 // predicted and the measured times of the configurations that ran, and the
-// weight the search came to give it. Empty where the search ran without the
-// model or it predicted fewer than 3.
+// weight the search came to give it, and, where another problem size
+// corrected the predictions, how the corrected ones ranked. Empty where the
+// search ran without the model or it predicted fewer than 3.
 std::string model_summary(const TuneResult& result);
 
 // Measures several configurations in one session (buffers and reference set
