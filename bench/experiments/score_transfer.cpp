@@ -73,23 +73,23 @@ int main(int argc, char** argv) {
   std::ifstream list(argv[2]);
   for (std::string line; std::getline(list, line);)
     if (!line.empty()) pool.emplace_back(line);
-  fmt::print("{:<60} {:>15} {:>15}  {}\n", "space", "model", "transferred", "from");
+  fmt::print("{:<90} {:>15} {:>15}  {}\n", "space", "model", "transferred", "from");
   for (int a = 3; a < argc; ++a) {
     const Recording recording = read_recording(argv[a]);
     const auto model = recorded_model_scores(recording);
     if (!model || !model->are_times) {
-      fmt::print("{:<60} no predictions\n", argv[a]);
+      fmt::print("{:<90} no predictions\n", argv[a]);
       continue;
     }
     const auto [as_is, as_is_error] = mean_score(recording, *model, seeds);
     const auto transfer = nearest_transfer(recording, pool);
-    const std::string name = std::filesystem::path(argv[a]).filename().string();
+    const std::string name = argv[a];
     if (!transfer) {
-      fmt::print("{:<60} {:>7.3f} +- {:.3f} {:>15}  none\n", name, as_is, as_is_error, "-");
+      fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>15}  none\n", name, as_is, as_is_error, "-");
       continue;
     }
     const ModelScores corrected = transferred_scores(*model, transfer->second, [&](std::uint64_t i) { return recording.space.configs[i].to_string(); });
     const auto [transferred, transferred_error] = mean_score(recording, corrected, seeds);
-    fmt::print("{:<60} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, transfer->first);
+    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, transfer->first);
   }
 }

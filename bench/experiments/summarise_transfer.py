@@ -4,6 +4,7 @@ nearest other problem size, from the output of score_transfer.cpp, and how many 
     python3 bench/experiments/summarise_transfer.py bench/results/search-calibration/size-transfer/held-out-15.txt
 """
 import collections
+import os
 import re
 import sys
 
@@ -14,7 +15,7 @@ def main():
     rows = [(m.group(1), float(m.group(2)), float(m.group(3))) for m in map(ROW.match, open(sys.argv[1])) if m]
     families = collections.defaultdict(list)
     for name, as_is, transferred in rows:
-        kernel = re.match(r"(?:bench__)?([a-z_0-9]+?)-\d", name).group(1)
+        kernel = re.match(r"(?:bench__)?([a-z_0-9]+?)-\d", os.path.basename(name)).group(1)
         families[kernel + ("-h200" if "h200" in name else "-h100")].append((as_is, transferred))
     families["all"] = [(a, t) for _, a, t in rows]
     for family, pairs in sorted(families.items(), key=lambda f: (f[0] == "all", f[0])):
