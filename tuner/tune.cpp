@@ -58,7 +58,13 @@ std::optional<SizeTransfer> stored_size_transfer(const Store& store, std::int64_
       if (trial.outcome != Outcome::ok) continue;
       const ResourceUsage usage{.registers = trial.registers, .static_smem = trial.static_smem, .stack_bytes = trial.local_bytes,
                                 .spill_stores = trial.spill_stores, .spill_loads = trial.spill_loads};
-      const double predicted = predicted_per_step(Config::parse(trial.config), others[i].second, usage);
+      Config config;
+      try {
+        config = Config::parse(trial.config);
+      } catch (const std::invalid_argument&) {
+        continue;  // a stored text this build cannot read: it says nothing of this run
+      }
+      const double predicted = predicted_per_step(config, others[i].second, usage);
       if (predicted >= kNoPrediction) continue;  // not a configuration of today's space
       measured.push_back({trial.config, trial.median_ms / 1000 / static_cast<double>(trial.steps_per_launch), predicted});
     }
