@@ -41,13 +41,14 @@ std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_
   return stored;
 }
 
-// The transfer from the measured problem nearest in size to `problem` that
-// has enough configurations to say something (SizeTransfer::from), with the
-// model's predictions there recomputed by today's model and each variant's
-// recorded resources; said in result.transfer_note. nullopt where there is none.
+// Sets result.transfer and its note from the measured problem nearest in size
+// to `problem` that has enough configurations to say something
+// (SizeTransfer::from), with the model's predictions there recomputed by
+// today's model and each variant's recorded resources; leaves them empty where
+// there is none.
 template <typename PredictPerStep>
-std::optional<SizeTransfer> stored_size_transfer(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                                 const ProblemSize& problem, const PredictPerStep& predicted_per_step, TuneResult& result) {
+void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const ProblemSize& problem,
+                        const PredictPerStep& predicted_per_step, TuneResult& result) {
   std::vector<std::pair<std::int64_t, ProblemSize>> others = store.measured_problems(device_id, kernel_id);
   std::erase_if(others, [&](const auto& other) { return other.first == problem_id; });
   std::vector<std::vector<std::int64_t>> sizes;
@@ -68,15 +69,14 @@ std::optional<SizeTransfer> stored_size_transfer(const Store& store, std::int64_
       if (predicted >= kNoPrediction) continue;  // not a configuration of today's space
       measured.push_back({trial.config, trial.median_ms / 1000 / static_cast<double>(trial.steps_per_launch), predicted});
     }
-    if (auto transfer = SizeTransfer::from(measured)) {
+    if ((result.transfer = SizeTransfer::from(measured))) {
       result.transfer_note = fmt::format(
           "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
           "one's measured over predicted time there); --no-transfer leaves them as they are",
-          others[i].second.to_string(), transfer->configurations());
-      return transfer;
+          others[i].second.to_string(), result.transfer->configurations());
+      return;
     }
   }
-  return std::nullopt;
 }
 
 std::string kernel_identity(const KernelDescription& kernel) {
@@ -286,15 +286,13 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   };
   // Corrected by what the nearest other size of the kernel measured on this
   // device, where the store has one (search/include/blocktune/transfer.hpp).
-  if (options.use_model && options.transfer_sizes)
-    result.transfer = stored_size_transfer(store, device_id, kernel_id, problem_id, problem, predicted_per_step, result);
+  if (options.use_model && options.transfer_sizes) find_size_transfer(store, device_id, kernel_id, problem_id, problem, predicted_per_step, result);
   const std::optional<SizeTransfer>& transfer = result.transfer;
   const auto transfer_factor = [&](const Config& config) { return transfer ? transfer->factor(config.to_string()) : 1.0; };
-  const ModelScores scores{[&](std::uint64_t index) {
-                             const Config config = space.at(index);
-                             return predicted_per_step(config, problem, std::nullopt) * transfer_factor(config);
-                           },
-                           true, work_counted || transfer.has_value()};
+  const ModelScores model_scores{[&](std::uint64_t index) { return predicted_per_step(space.at(index), problem, std::nullopt); }, true,
+                                 work_counted};
+  const ModelScores scores =
+      transfer ? transferred_scores(model_scores, *transfer, [&](std::uint64_t index) { return space.at(index).to_string(); }) : model_scores;
 
   // 4. The budget: the user's, or for a space too large to measure in about
   // ten minutes a default one, said at the start.

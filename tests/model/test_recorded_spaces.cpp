@@ -511,36 +511,35 @@ ModelTargets issue_targets(const MeasuredSpace& space) {
   return {space.kernel.starts_with("stencil3d_r") ? 0.8 : 0.7, 1.03};
 }
 
-// The predictions `tune` stored in a held-out set recorded with today's model (bench/results/spaces/FOLDER), on every
-// space whose kernel counts its work.
-void check_stored_predictions(std::string_view folder, std::size_t count, const std::function<ModelTargets(const MeasuredSpace&)>& targets) {
+// Every space of a held-out set (bench/results/spaces/FOLDER) whose kernel counts its work: the model's figures
+// there, `figures_of` the space, against `targets`.
+void check_set(std::string_view folder, std::size_t count, const std::function<SpaceFigures(const MeasuredSpace&)>& figures_of,
+               const std::function<ModelTargets(const MeasuredSpace&)>& targets) {
   const auto files = counted_spaces_of(folder);
   REQUIRE(files.size() == count);
   for (const auto& file : files) {
     const MeasuredSpace space = load_space(file);
     INFO(space.name);
-    const SpaceFigures f = evaluate(stored_predictions(space));
-    fmt::print("{:<46} {:>6} Spearman {:6.3f}  top-10 best {:6.3f}x\n", space.name, space.rows.size(), f.spearman, f.best_in_top10);
+    const SpaceFigures f = figures_of(space);
     const ModelTargets t = targets(space);
     CHECK(f.spearman >= t.spearman);
     CHECK(f.best_in_top10 <= t.best_in_top10);
   }
 }
 
-// The model with the H100's characterised parameters, as `tune` has them there, on every space of a held-out set
-// (bench/results/spaces/FOLDER) whose kernel counts its work.
+// The predictions `tune` stored in a held-out set recorded with today's model, printed.
+void check_stored_predictions(std::string_view folder, std::size_t count, const std::function<ModelTargets(const MeasuredSpace&)>& targets) {
+  check_set(folder, count, [](const MeasuredSpace& space) {
+    const SpaceFigures f = evaluate(stored_predictions(space));
+    fmt::print("{:<46} {:>6} Spearman {:6.3f}  top-10 best {:6.3f}x\n", space.name, space.rows.size(), f.spearman, f.best_in_top10);
+    return f;
+  }, targets);
+}
+
+// The model with the H100's characterised parameters, as `tune` has them there.
 void check_held_out_set(std::string_view folder, std::size_t count, const std::function<ModelTargets(const MeasuredSpace&)>& targets) {
-  const auto files = counted_spaces_of(folder);
-  REQUIRE(files.size() == count);
   const DeviceParameters h100 = characterised_h100();
-  for (const auto& file : files) {
-    const MeasuredSpace space = load_space(file);
-    INFO(space.name);
-    const SpaceFigures f = h100_figures(space, h100);
-    const ModelTargets t = targets(space);
-    CHECK(f.spearman >= t.spearman);
-    CHECK(f.best_in_top10 <= t.best_in_top10);
-  }
+  check_set(folder, count, [&](const MeasuredSpace& space) { return h100_figures(space, h100); }, targets);
 }
 
 }  // namespace
