@@ -23,6 +23,7 @@ namespace {
 
 struct RunOptions {
   std::vector<std::string> spaces, kernel_tuner_caches, t4_files;
+  std::vector<std::string> sizes_from;  // recordings that correct the model as tune's other stored sizes do
   std::string database, kernel, problem, device;
   std::vector<std::string> strategies = strategy_names();
   std::uint64_t seeds = 20;
@@ -135,8 +136,23 @@ Json space_facts(const Source& source, const RandomBaseline& random) {
               {"random_evaluations_in_budget", random.draws_by(budget)}};
 }
 
+// The recordings of --sizes-from, and where each came from.
+struct OtherSizes {
+  std::vector<Recording> recordings;
+  std::vector<std::string> origins;
+};
+
+OtherSizes load_other_sizes(const RunOptions& options) {
+  OtherSizes others;
+  for (const auto& file : options.sizes_from) {
+    others.recordings.push_back(read_recording(file));
+    others.origins.push_back(file);
+  }
+  return others;
+}
+
 SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& source, const RunOptions& options,
-                         const std::vector<std::uint64_t>& seeds) {
+                         const OtherSizes& others, const std::vector<std::uint64_t>& seeds) {
   const Recording& recording = source.recording;
   const RecordedSpace& space = recording.space;
   const std::string label = title(recording, source.origin);
@@ -153,22 +169,33 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
   const double budget = random.budget_seconds();
   const auto evaluations =
       static_cast<std::size_t>(std::ceil(options.budget_fraction * static_cast<double>(space.configs.size()) - 1e-9));
-  const std::optional<ModelScores> model = options.no_model ? std::nullopt : recorded_model_scores(recording);
+  std::optional<ModelScores> model = options.no_model ? std::nullopt : recorded_model_scores(recording);
+  // As tune corrects its predictions by another problem size its database holds.
+  std::optional<std::string> corrected_by;
+  if (model && model->are_times) {
+    if (auto transfer = nearest_size_transfer(recording, others.recordings)) {
+      model = transferred_scores(std::move(*model), std::move(transfer->transfer),
+                                 [&space](std::uint64_t candidate) { return space.configs[candidate].to_string(); });
+      corrected_by = others.origins[transfer->source];
+    }
+  }
 
   fmt::print(out, "  {} configurations ({} failed), optimum {:.4g} ms, {} of them within {:.0f}% of its speed\n",
              space.configs.size(), failed, random.optimum() * 1e3, near_optimal, kNearOptimalSpeed * 100);
   fmt::print(out, "  measuring one costs {:.3f} s on average; the score's budget is {:.1f} s ({} random evaluations)\n",
              random.mean_cost(), budget, random.draws_by(budget));
-  fmt::print(out, "  model scores: {}\n",
+  fmt::print(out, "  model scores: {}{}\n",
              !recording.predicted_seconds.empty() && !options.no_model ? "the execution-time model's recorded predictions"
              : model                                                   ? "recorded occupancy, then registers"
              : options.no_model                                        ? "none (--no-model)"
-                                                                       : "none (no prediction or occupancy recorded)");
+                                                                       : "none (no prediction or occupancy recorded)",
+             corrected_by ? fmt::format(", corrected by the other problem size of {}", *corrected_by) : "");
   fmt::print(out, "  {} seeds; near-optimal: {:.0f}% of the optimum's speed within {} evaluations ({:g}%)\n\n",
              seeds.size(), kNearOptimalSpeed * 100, evaluations, options.budget_fraction * 100);
   fmt::print(out, "  {:<20} {:>7}  {:>14}  {:>18}\n", "strategy", "score", "near-optimal", "evaluations to 97%");
 
   SpaceResult result{label, {}, space_facts(source, random)};
+  result.facts["corrected_by"] = corrected_by ? Json(*corrected_by) : Json();
   for (const auto& name : options.strategies) {
     const auto strategy = make_strategy(name);
     const std::string shown = name == kDefaultStrategy ? name + " (default)" : name;
@@ -246,8 +273,9 @@ void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool u
 
   std::vector<SpaceResult> results;
   Progress progress(err);
-  for (const Source& source : load_sources(options, use_database))
-    results.push_back(replay_space(out, progress, source, options, seeds));
+  const std::vector<Source> sources = load_sources(options, use_database);
+  const OtherSizes others = load_other_sizes(options);
+  for (const Source& source : sources) results.push_back(replay_space(out, progress, source, options, others, seeds));
   if (results.size() > 1) print_overview(out, options, results);
   if (!options.json.empty()) write_json(options.json, run_json(options, results));
 }
@@ -368,8 +396,14 @@ void add_replay_commands(CLI::App& app, const std::filesystem::path& default_db,
                    "fraction of the evaluations within which a run must get near the optimum")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  run_command->add_flag("--no-model", run_options->no_model,
-                        "ignore the recorded predictions and occupancy: replay without model scores");
+  auto* no_model = run_command->add_flag("--no-model", run_options->no_model,
+                                         "ignore the recorded predictions and occupancy: replay without model scores");
+  run_command
+      ->add_option("--sizes-from", run_options->sizes_from,
+                   "recorded-space files standing for a database's other problem sizes: each space's predictions are "
+                   "corrected by the nearest of them of its kernel and device, as tune does; repeatable")
+      ->check(CLI::ExistingFile)
+      ->excludes(no_model);
   run_command->add_option("--json", run_options->json,
                           "also write the results as JSON to this file: per space its size, optimum and the "
                           "score's budget, per strategy its score");

@@ -277,6 +277,28 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording) {
   return listed_model_scores(std::move(scores), !recording.predicted_seconds.empty(), recording.predictions_count_work);
 }
 
+std::optional<RecordedTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
+  if (recording.problem.empty()) return std::nullopt;  // an import that names no problem size
+  std::vector<std::size_t> candidates;
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    const Recording& other = others[i];
+    if (other.kernel != recording.kernel || other.device != recording.device || other.problem.empty() ||
+        other.problem == recording.problem)
+      continue;
+    candidates.push_back(i);
+    sizes.push_back(ProblemSize::parse(other.problem).dims);
+  }
+  for (const std::size_t nearest : nearest_sizes_first(sizes, ProblemSize::parse(recording.problem).dims)) {
+    const Recording& other = others[candidates[nearest]];
+    std::vector<MeasuredAndPredicted> measured;
+    for (std::size_t c = 0; c < other.space.configs.size() && c < other.predicted_seconds.size(); ++c)
+      if (other.space.time[c]) measured.push_back({other.space.configs[c].to_string(), *other.space.time[c], other.predicted_seconds[c]});
+    if (auto transfer = SizeTransfer::from(measured)) return RecordedTransfer{candidates[nearest], std::move(*transfer)};
+  }
+  return std::nullopt;
+}
+
 Recording read_recording(const std::filesystem::path& path) {
   const std::string text = detail::read_text_file(path);
   try {

@@ -24,6 +24,7 @@ replayed as recorded. Times and costs are the recording's either way.
 """
 
 import argparse
+import collections
 import csv
 import datetime
 import functools
@@ -53,6 +54,9 @@ SCORE_TARGET = 0.6
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
                     "h100-held-out-16")
+# The correction by another problem size (`tune`'s default where its database holds one) was developed on every
+# recording before the fourteenth set (bench/results/search-calibration/size-transfer/); these were read after.
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-14", "h100-held-out-15", "h100-held-out-16")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
@@ -139,6 +143,47 @@ def seed_of(run):
     return int(run["name"].rsplit(" ", 1)[1])
 
 
+def size_corrected(spaces, rows, no_model_by, corrected_by, default):
+    """The default as `tune` runs it where its database holds other problem sizes of the kernel on the device: each
+    recording's predictions corrected by the nearest other size among the table's recordings (`replay run
+    --sizes-from`), against Kernel Tuner's best strategy and against `--no-model`."""
+    counts = {role: collections.Counter() for role in ("all", "held out")}
+    below = []
+    for sid, _, path in spaces:
+        entry = corrected_by[sid]
+        c = entry["strategies"][default]["score"] if entry["strategies"].get(default) else None
+        d, kts = rows[sid]["default"], rows[sid]["kt"]
+        best = max((v for v in kts.values() if v is not None), default=None)
+        nm_entry = no_model_by[sid]["strategies"].get(default)
+        nm = nm_entry["score"] if nm_entry else None
+        held_out = any(os.sep + folder + os.sep in path for folder in SIZE_CORRECTION_HELD_OUT_FOLDERS)
+        for role in ("all", "held out") if held_out else ("all",):
+            n = counts[role]
+            n["spaces"] += 1
+            n["corrected"] += entry["space"]["corrected_by"] is not None
+            for name, score in (("as recorded", d), ("corrected", c)):
+                if score is None:
+                    continue
+                n[name + " at target"] += score >= SCORE_TARGET
+                n[name + " matched"] += best is not None and score >= best - SCORE_MATCH
+                n[name + " compared"] += best is not None
+                n[name + " below no-model"] += nm is not None and score < nm - 0.05
+        if entry["space"]["corrected_by"] is not None and c is not None and (c < SCORE_TARGET or (best is not None and c < best - SCORE_MATCH)):
+            below.append(f"| {short_name(sid)} | {fmt(d)} | {fmt(c)} | {fmt(best)} | {fmt(nm)} |")
+    lines = ["| spaces | count | corrected by another size | >= 0.6 as recorded / corrected | Kernel Tuner's best matched "
+             "or beaten, as recorded / corrected | more than 0.05 below `--no-model`, as recorded / corrected |",
+             "|---|---|---|---|---|---|"]
+    for role, n in counts.items():
+        lines.append(f"| {role} | {n['spaces']} | {n['corrected']} | {n['as recorded at target']} / "
+                     f"**{n['corrected at target']}** | {n['as recorded matched']} / **{n['corrected matched']}** (of "
+                     f"{n['corrected compared']}) | {n['as recorded below no-model']} / {n['corrected below no-model']} |")
+    text = "\n".join(lines)
+    if below:
+        text += ("\n\nCorrected and still below 0.6 or below Kernel Tuner's best:\n\n| space | as recorded | corrected | "
+                 "best Kernel Tuner strategy | `--no-model` |\n|---|---|---|---|---|\n" + "\n".join(below))
+    return text
+
+
 def without_hindsight(kt_scores, rows):
     """The section on Kernel Tuner's best strategy chosen without hindsight. The best of ten strategies' means,
     chosen per space after the fact, gains from each mean's noise (the maximum of noisy means is biased upwards).
@@ -211,9 +256,11 @@ def with_predictions_from(folder, spaces):
     return out, replaced
 
 
-def blocktune_run(spaces, strategies, seeds, no_model, out):
+def blocktune_run(spaces, strategies, seeds, no_model, out, sizes_from=()):
     command = [os.path.abspath(kt.blocktune_binary()), "replay", "run"] + space_arguments(spaces) + [
         "--strategies", ",".join(strategies), "--seeds", str(seeds), "--json", out] + (["--no-model"] if no_model else [])
+    for path in sizes_from:
+        command += ["--sizes-from", rel(path)]
     t0, cpu0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=kt.REPO)
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -289,6 +336,8 @@ def main():
     model_file = os.path.join(RESULTS, "blocktune-model.json")
     no_model_file = os.path.join(RESULTS, "blocktune-no-model.json")
     timing_file = os.path.join(RESULTS, "blocktune-wall.json")
+    corrected_file = os.path.join(RESULTS, "blocktune-corrected.json")
+    other_sizes = [path for _, kind, path in replayed if kind != "kt"]  # as if one database held every recording
 
     # blocktune's default strategy, whatever it is now, is in both runs.
     if args.keep_blocktune:
@@ -304,6 +353,7 @@ def main():
             wall["model"] = blocktune_run(replayed, strategies, args.seeds, False, model_file)
         no_model_strategies = list(dict.fromkeys([default, "surrogate"]))
         wall["no_model"] = blocktune_run(replayed, no_model_strategies, args.seeds, True, no_model_file)
+        wall["corrected"] = blocktune_run(replayed, [default], args.seeds, False, corrected_file, other_sizes)
         with open(timing_file, "w") as f:
             json.dump(wall, f, indent=1)
     with open(model_file) as f:
@@ -315,6 +365,8 @@ def main():
     no_model_strategies = list(no_model["spaces"][0]["strategies"])
     args.seeds = model["seeds"]
     model_by, no_model_by = by_space(model, replayed), by_space(no_model, replayed)
+    with open(corrected_file) as f:
+        corrected_by = by_space(json.load(f), replayed)
 
     kt_scores = score_kt(spaces)
     with gzip.open(os.path.join(RESULTS, "kt-scores.json.gz"), "wt") as f:  # about 10x smaller: the tree is near the device tool's limit
@@ -415,6 +467,7 @@ def main():
         n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),
         repeated=repeated_spaces(spaces, scores_of), without_hindsight=without_hindsight(kt_scores, scores_of),
+        corrected=size_corrected(spaces, scores_of, no_model_by, corrected_by, default),
         misses="\n".join(["| space | role | default | best Kernel Tuner strategy | default vs best KT |",
                           "|---|---|---|---|---|"] + misses) if misses else "none", kt_table="\n".join(kt_lines), kt_cpu=total_kt_cpu / 60,
         bt_wall=wall["model"]["wall_s"], bt_cpu=wall["model"]["cpu_s"] / 60,
@@ -490,6 +543,18 @@ the issue's margins (`bench/results/spaces/h100-repeats/README.md`).
 ## Kernel Tuner's best strategy, chosen without hindsight
 
 {without_hindsight}
+
+## The default as `tune` runs it with other problem sizes in its database
+
+Where `tune`'s database holds another problem size of the kernel measured on the same device, it corrects the
+model's predictions by it (`bench/results/search-calibration/size-transfer/`). The columns above replay each
+recording with its own predictions only, as a database holding nothing else would. Here the same default replays
+every recording as if one database held all the others (`replay run --sizes-from` every recorded space of the
+table; the nearest other size of the same kernel and GPU corrects it, as `tune` does; Kernel Tuner caches and
+recordings without another size are as above). Held out here: the sets recorded after the correction was developed
+(`h200-held-out-14`, `h100-held-out-15`, `h100-held-out-16`).
+
+{corrected}
 
 ## Method
 

@@ -4,8 +4,9 @@
 // holds): mean over seeds 1..N. The other size is taken from the recordings
 // listed in POOL (one path a line) of the same kernel and device name and
 // another problem, nearest in element count first, the first with enough
-// configurations (SizeTransfer::from), from its measured times and recorded
-// predictions (give it recordings whose predictions are today's model's).
+// configurations (nearest_size_transfer, as `replay run --sizes-from`), from its
+// measured times and recorded predictions (give it recordings whose
+// predictions are today's model's).
 // Build as score_strategy.cpp (its header has the g++ line), then:
 //   /tmp/score_transfer 10 POOL SPACE...
 #include <blocktune/db_types.hpp>
@@ -25,27 +26,6 @@
 using namespace blocktune;
 
 namespace {
-
-std::optional<std::pair<std::string, SizeTransfer>> nearest_transfer(const Recording& space, const std::vector<std::filesystem::path>& pool) {
-  std::vector<Recording> others;
-  std::vector<std::filesystem::path> files;
-  std::vector<std::vector<std::int64_t>> sizes;
-  for (const auto& file : pool) {
-    Recording other = read_recording(file);
-    if (other.kernel != space.kernel || other.device != space.device || other.problem == space.problem) continue;
-    sizes.push_back(ProblemSize::parse(other.problem).dims);
-    others.push_back(std::move(other));
-    files.push_back(file);
-  }
-  for (const std::size_t i : nearest_sizes_first(sizes, ProblemSize::parse(space.problem).dims)) {
-    const Recording& other = others[i];
-    std::vector<MeasuredAndPredicted> measured;
-    for (std::size_t c = 0; c < other.space.configs.size() && c < other.predicted_seconds.size(); ++c)
-      if (other.space.time[c]) measured.push_back({other.space.configs[c].to_string(), *other.space.time[c], other.predicted_seconds[c]});
-    if (auto transfer = SizeTransfer::from(measured)) return std::pair{files[i].string(), std::move(*transfer)};
-  }
-  return std::nullopt;
-}
 
 std::pair<double, double> mean_score(const Recording& recording, const ModelScores& model, int seeds) {
   const auto strategy = make_strategy(kDefaultStrategy);
@@ -69,10 +49,14 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: {} SEEDS POOL SPACE...\n", argv[0]);
     return 2;
   }
-  std::vector<std::filesystem::path> pool;
+  std::vector<std::string> pool_files;
+  std::vector<Recording> pool;
   std::ifstream list(argv[2]);
   for (std::string line; std::getline(list, line);)
-    if (!line.empty()) pool.emplace_back(line);
+    if (!line.empty()) {
+      pool.push_back(read_recording(line));
+      pool_files.push_back(line);
+    }
   fmt::print("{:<90} {:>15} {:>15}  {}\n", "space", "model", "transferred", "from");
   for (int a = 3; a < argc; ++a) {
     const Recording recording = read_recording(argv[a]);
@@ -82,14 +66,14 @@ int main(int argc, char** argv) {
       continue;
     }
     const auto [as_is, as_is_error] = mean_score(recording, *model, seeds);
-    const auto transfer = nearest_transfer(recording, pool);
+    auto transfer = nearest_size_transfer(recording, pool);
     const std::string name = argv[a];
     if (!transfer) {
       fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>15}  none\n", name, as_is, as_is_error, "-");
       continue;
     }
-    const ModelScores corrected = transferred_scores(*model, transfer->second, [&](std::uint64_t i) { return recording.space.configs[i].to_string(); });
+    const ModelScores corrected = transferred_scores(*model, std::move(transfer->transfer), [&](std::uint64_t i) { return recording.space.configs[i].to_string(); });
     const auto [transferred, transferred_error] = mean_score(recording, corrected, seeds);
-    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, transfer->first);
+    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, pool_files[transfer->source]);
   }
 }

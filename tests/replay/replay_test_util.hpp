@@ -5,6 +5,8 @@
 #include <blocktune/recording.hpp>
 #include <blocktune/store.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -25,6 +27,20 @@ inline std::vector<std::filesystem::path> committed_spaces() {
 
 inline std::filesystem::path committed_space(const std::string& kernel, const std::string& problem = "512x512x512") {
   return kSpacesDir / (kernel + "-" + problem + "-h100-80gb-hbm3.csv.gz");
+}
+
+// `configs` configurations of kernel "k" (block=1..configs) on `device` at `problem`, each measured
+// `time_per_config` times its index and predicted at 1 ms.
+inline Recording sized_recording(std::string device, std::string problem, std::size_t configs, double time_per_config) {
+  Recording recording{.kernel = "k", .problem = std::move(problem), .device = std::move(device)};
+  for (std::size_t i = 1; i <= configs; ++i) {
+    recording.space.configs.push_back(Config::parse(fmt::format("block={}", i)));
+    recording.space.time.emplace_back(time_per_config * static_cast<double>(i));
+    recording.space.cost_seconds.push_back(1);
+    recording.outcome.emplace_back("ok");
+    recording.predicted_seconds.push_back(1e-3);
+  }
+  return recording;
 }
 
 inline TrialRecord trial(std::string config, Outcome outcome, double median_ms, double occupancy, int registers) {

@@ -4,6 +4,8 @@
 #include <blocktune/recording.hpp>
 #include <blocktune/report.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 
 #include "cli_run.hpp"
@@ -15,6 +17,7 @@
 using namespace blocktune;
 using blocktune::test::replay_cli;
 using blocktune::test::make_tiny_database;
+using blocktune::test::sized_recording;
 using blocktune::test::TempDir;
 
 TEST_CASE("replay export-space writes a session as a recorded space") {
@@ -123,6 +126,37 @@ TEST_CASE("replay run compares strategies on files, databases and imports") {
   const auto without_model = replay_cli(
       {"run", "--t4", (dir / "tiny-t4.json").string(), "--no-model", "--strategies", "model", "--seeds", "2"});
   CHECK_THAT(without_model.out, Catch::Contains("none (--no-model)") && Catch::Contains("not run"));
+}
+
+TEST_CASE("replay run --sizes-from corrects each space's predictions by the nearest other size, as tune does") {
+  const TempDir dir;
+  const auto tuned = (dir / "k-1024.csv").string(), other = (dir / "k-8192.csv").string(),
+             elsewhere = (dir / "k-2048-b.csv").string();
+  write_recording(tuned, sized_recording("GPU A", "1024", 12, 1e-3));
+  write_recording(other, sized_recording("GPU A", "8192", 12, 2e-3));
+  write_recording(elsewhere, sized_recording("GPU B", "2048", 12, 1e-3));
+  const auto json_of = [&](const std::string& file) {
+    std::ifstream stream(file);
+    return nlohmann::json::parse(stream)["spaces"][0]["space"];
+  };
+
+  const auto corrected = replay_cli({"run", "--space", tuned, "--sizes-from", elsewhere, "--sizes-from", other,
+                                     "--strategies", "surrogate", "--seeds", "2", "--json", (dir / "c.json").string()});
+  INFO(corrected.err);
+  REQUIRE(corrected.code == 0);
+  CHECK_THAT(corrected.out, Catch::Contains("recorded predictions, corrected by the other problem size of " + other));
+  CHECK(json_of((dir / "c.json").string())["corrected_by"] == other);
+
+  // Nothing of the same kernel and device at another size: the predictions as recorded.
+  const auto as_recorded = replay_cli({"run", "--space", tuned, "--sizes-from", elsewhere, "--strategies", "surrogate",
+                                       "--seeds", "2", "--json", (dir / "r.json").string()});
+  REQUIRE(as_recorded.code == 0);
+  CHECK_THAT(as_recorded.out, !Catch::Contains("corrected by"));
+  CHECK(json_of((dir / "r.json").string())["corrected_by"].is_null());
+
+  const auto without_model = replay_cli({"run", "--space", tuned, "--sizes-from", other, "--no-model"});
+  CHECK(without_model.code != 0);
+  CHECK_THAT(without_model.err, Catch::Contains("--sizes-from") && Catch::Contains("--no-model"));
 }
 
 TEST_CASE("replay run reports what it cannot do in one line") {

@@ -17,6 +17,7 @@
 using namespace blocktune;
 using blocktune::test::committed_space;
 using blocktune::test::committed_spaces;
+using blocktune::test::sized_recording;
 using blocktune::test::TempDir;
 
 namespace {
@@ -289,4 +290,26 @@ TEST_CASE("A recording's default configuration is where its replays start") {
     CHECK_FALSE(committed.default_config.empty());
     CHECK(committed.space.first.size() == 1);
   }
+}
+
+TEST_CASE("A recording's predictions are corrected by the nearest other size of its kernel and device, as tune's") {
+  const Recording tuned = sized_recording("GPU A", "1024", 12, 1e-3);
+  const std::vector<Recording> others = {
+      sized_recording("GPU B", "2048", 12, 1e-3),   // another device
+      sized_recording("GPU A", "1024", 12, 1e-3),   // the same size
+      sized_recording("GPU A", "4096", 5, 1e-3),    // the nearest other size, with too few configurations
+      sized_recording("GPU A", "65536", 12, 5e-3),  // farther
+      sized_recording("GPU A", "16x512", 12, 2e-3),  // 8192 elements: the nearest that qualifies
+  };
+  const auto transfer = nearest_size_transfer(tuned, others);
+  REQUIRE(transfer);
+  CHECK(transfer->source == 4);
+  CHECK(transfer->transfer.configurations() == 12);
+  CHECK(transfer->transfer.factor("block=3") == Approx(6.0));  // measured 6 ms where 1 ms was predicted
+  CHECK(transfer->transfer.factor("block=99") > 1);            // not measured there: the typical ratio
+
+  CHECK_FALSE(nearest_size_transfer(tuned, std::span(others).first(3)));  // none qualifies
+  Recording unnamed = tuned;
+  unnamed.problem.clear();  // an import that names no size
+  CHECK_FALSE(nearest_size_transfer(unnamed, others));
 }

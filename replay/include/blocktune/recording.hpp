@@ -12,9 +12,11 @@
 
 #include <blocktune/replay.hpp>
 #include <blocktune/store.hpp>
+#include <blocktune/transfer.hpp>
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +92,17 @@ std::vector<double> model_score(const Recording& recording);
 // The same as a strategy takes them (times where they are predicted times);
 // nullopt where there are none.
 std::optional<ModelScores> recorded_model_scores(const Recording& recording);
+
+// What `tune` does when its database holds other problem sizes of the kernel
+// on the device (transfer.hpp): among `others`, the recordings of the same
+// kernel and device at another problem size, nearest in element count first,
+// the first whose measured and predicted times make a SizeTransfer. `source`
+// is its index in `others`; nullopt where none qualifies.
+struct RecordedTransfer {
+  std::size_t source = 0;
+  SizeTransfer transfer;
+};
+std::optional<RecordedTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others);
 
 // ---- Recorded-space files ----
 //
