@@ -143,16 +143,18 @@ def seed_of(run):
     return int(run["name"].rsplit(" ", 1)[1])
 
 
-def size_corrected(spaces, rows, no_model_by, corrected_by, default):
+def size_corrected(spaces, rows, no_model_by, uncorrected_by, corrected_by, default, with_consistent):
     """The default as `tune` runs it where its database holds other problem sizes of the kernel on the device: each
     recording's predictions corrected by the nearest other size among the table's recordings (`replay run
-    --sizes-from`), against Kernel Tuner's best strategy and against `--no-model`."""
+    --sizes-from`), against Kernel Tuner's best strategy and against `--no-model`; "as recorded" is the same
+    replay without the correction, with the same predictions."""
     counts = {role: collections.Counter() for role in ("all", "held out")}
     below = []
     for sid, _, path in spaces:
         entry = corrected_by[sid]
         c = entry["strategies"][default]["score"] if entry["strategies"].get(default) else None
-        d, kts = rows[sid]["default"], rows[sid]["kt"]
+        plain = uncorrected_by[sid]["strategies"].get(default)
+        d, kts = (plain["score"] if plain else None), rows[sid]["kt"]
         best = max((v for v in kts.values() if v is not None), default=None)
         nm_entry = no_model_by[sid]["strategies"].get(default)
         nm = nm_entry["score"] if nm_entry else None
@@ -178,6 +180,13 @@ def size_corrected(spaces, rows, no_model_by, corrected_by, default):
                      f"**{n['corrected at target']}** | {n['as recorded matched']} / **{n['corrected matched']}** (of "
                      f"{n['corrected compared']}) | {n['as recorded below no-model']} / {n['corrected below no-model']} |")
     text = "\n".join(lines)
+    if with_consistent:
+        text = (f"The predictions of {with_consistent} recordings differ from what today's model computes with the "
+                "parameters of the model tests by more than 5% somewhere (an older model's, or on the H100 the copy "
+                "bandwidth of the recording run); for this section they are replaced by those, so that every "
+                "ratio and every corrected prediction comes from one model (`--consistent-predictions`, copies "
+                "written by `test_model \"[.todays-predictions-everywhere]\"`). \"As recorded\" below is the "
+                "same replay without the correction.\n\n" + text)
     if below:
         text += ("\n\nCorrected and still below 0.6 or below Kernel Tuner's best:\n\n| space | as recorded | corrected | "
                  "best Kernel Tuner strategy | `--no-model` |\n|---|---|---|---|---|\n" + "\n".join(below))
@@ -323,6 +332,9 @@ def main():
     ap.add_argument("--results", help="write the JSON files and README.md here (default: bench/results/anchors-search)")
     ap.add_argument("--predictions", metavar="DIR",
                     help="replay the copies of the spaces in DIR, with today's model's predictions (see above)")
+    ap.add_argument("--consistent-predictions", metavar="DIR",
+                    help="for the section on the correction by another size: the copies of the spaces in DIR, every "
+                         "recording's predictions from one model (test_model \"[.todays-predictions-everywhere]\")")
     args = ap.parse_args()
 
     global RESULTS
@@ -337,7 +349,15 @@ def main():
     no_model_file = os.path.join(RESULTS, "blocktune-no-model.json")
     timing_file = os.path.join(RESULTS, "blocktune-wall.json")
     corrected_file = os.path.join(RESULTS, "blocktune-corrected.json")
-    other_sizes = [path for _, kind, path in replayed if kind != "kt"]  # as if one database held every recording
+    uncorrected_file = os.path.join(RESULTS, "blocktune-uncorrected.json")
+    # The correction's section: ratios of measured to predicted times make sense only where the recording corrected
+    # and the one correcting it were predicted by one model with one set of parameters, as `tune` recomputes them.
+    consistent, with_consistent = with_predictions_from(args.consistent_predictions, spaces)
+    if args.consistent_predictions and with_consistent == 0:
+        sys.exit(f"search_table.py: no space copy in {args.consistent_predictions}")
+    if not args.consistent_predictions:
+        consistent = replayed
+    other_sizes = [path for _, kind, path in consistent if kind != "kt"]  # as if one database held every recording
 
     # blocktune's default strategy, whatever it is now, is in both runs.
     if args.keep_blocktune:
@@ -353,7 +373,6 @@ def main():
             wall["model"] = blocktune_run(replayed, strategies, args.seeds, False, model_file)
         no_model_strategies = list(dict.fromkeys([default, "surrogate"]))
         wall["no_model"] = blocktune_run(replayed, no_model_strategies, args.seeds, True, no_model_file)
-        wall["corrected"] = blocktune_run(replayed, [default], args.seeds, False, corrected_file, other_sizes)
         with open(timing_file, "w") as f:
             json.dump(wall, f, indent=1)
     with open(model_file) as f:
@@ -365,8 +384,15 @@ def main():
     no_model_strategies = list(no_model["spaces"][0]["strategies"])
     args.seeds = model["seeds"]
     model_by, no_model_by = by_space(model, replayed), by_space(no_model, replayed)
+    if not (args.keep_blocktune and os.path.exists(corrected_file) and os.path.exists(uncorrected_file)):
+        wall["uncorrected"] = blocktune_run(consistent, [default], args.seeds, False, uncorrected_file)
+        wall["corrected"] = blocktune_run(consistent, [default], args.seeds, False, corrected_file, other_sizes)
+        with open(timing_file, "w") as f:
+            json.dump(wall, f, indent=1)
     with open(corrected_file) as f:
-        corrected_by = by_space(json.load(f), replayed)
+        corrected_by = by_space(json.load(f), consistent)
+    with open(uncorrected_file) as f:
+        uncorrected_by = by_space(json.load(f), consistent)
 
     kt_scores = score_kt(spaces)
     with gzip.open(os.path.join(RESULTS, "kt-scores.json.gz"), "wt") as f:  # about 10x smaller: the tree is near the device tool's limit
@@ -467,7 +493,7 @@ def main():
         n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),
         repeated=repeated_spaces(spaces, scores_of), without_hindsight=without_hindsight(kt_scores, scores_of),
-        corrected=size_corrected(spaces, scores_of, no_model_by, corrected_by, default),
+        corrected=size_corrected(spaces, scores_of, no_model_by, uncorrected_by, corrected_by, default, with_consistent),
         misses="\n".join(["| space | role | default | best Kernel Tuner strategy | default vs best KT |",
                           "|---|---|---|---|---|"] + misses) if misses else "none", kt_table="\n".join(kt_lines), kt_cpu=total_kt_cpu / 60,
         bt_wall=wall["model"]["wall_s"], bt_cpu=wall["model"]["cpu_s"] / 60,

@@ -810,6 +810,41 @@ TEST_CASE("write today's predictions into copies of the example kernels' H200 re
   }
 }
 
+// Every recording of the stencil and the example kernels on an H100 or H200 whose stored predictions differ from what
+// the model computes here (some prediction by more than 5%: an older model's, or on the H100 the copy bandwidth of
+// the recording run in place of the characterised metrics used here; on the H200 the sm_90 profile and copy
+// bandwidth), with these: written into the current folder under the file's space id of bench/anchors/kt_strategies.py
+// ('/' as "__"), for bench/anchors/search_table.py --consistent-predictions, whose corrections by another size
+// (replay run --sizes-from) need every recording's predictions from one model and one set of parameters, as `tune`
+// recomputes them at the other size. (On the stencils the model estimates spills here where `tune` had ptxas's
+// counts.) The per-step H200 recordings and the sets not read yet stay as they are.
+//   test_model "[.todays-predictions-everywhere]"
+TEST_CASE("write the predictions of one model into copies of every recording whose stored ones differ", "[.todays-predictions-everywhere]") {
+  const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
+  const std::filesystem::path tests_data = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces";
+  for (const auto& file : every_recorded_space_file()) {
+    const MeasuredSpace space = load_space(file);
+    const std::string& device = space.recording.device;
+    const bool on_h200 = device.find("H200") != std::string::npos;
+    if ((!on_h200 && device.find("H100") == std::string::npos) || file.filename().string().find("per-step") != std::string::npos ||
+        file.string().find("-unscored-") != std::string::npos ||  // a held-out set nothing may read yet
+        space.recording.predicted_seconds.empty() || (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
+      continue;
+    Recording recording = space.recording;
+    recording.predicted_seconds = predict_space(space, on_h200 ? h200 : h100).predicted;
+    const bool older_model = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
+                                                 [](double today, double stored) { return std::abs(today / stored - 1) <= 0.05; });
+    if (!older_model) continue;
+    const std::string folder = file.parent_path().filename().string();
+    const std::string prefix = file.parent_path() == tests_data ? "tests" : folder.starts_with("repeat-") ? folder : "bench";
+    std::string stem = file.filename().string();
+    stem.resize(stem.size() - std::string_view(".csv.gz").size());
+    const std::string name = prefix + "__" + stem + ".csv.gz";
+    write_recording(name, recording);
+    fmt::print("{}: {} predictions of today's model\n", name, recording.predicted_seconds.size());
+  }
+}
+
 // Every recorded space of the example kernels with the predictions `tune` would make if their specs counted no work
 // (no work counts, no bytes_moved, no flops: occupancy, waves and launch overhead only), written into the current
 // folder as <folder>__<file>, for judging the default strategy with such a model against `--no-model`
