@@ -53,16 +53,16 @@ SCORE_TARGET = 0.6
 # after it.
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
-                    "h100-held-out-16")
+                    "h100-held-out-16", "h200-held-out-17")
 # The correction by another problem size (`tune`'s default where its database holds one) was developed on every
 # recording before the fourteenth set (bench/results/search-calibration/size-transfer/); these were read after.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-14", "h100-held-out-15", "h100-held-out-16")
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
 WITHOUT_WORK_KERNELS = ("pnpoly", "hotspot_small")
 WITHOUT_WORK_HELD_OUT_FOLDERS = ("h100-held-out-8", "h200-held-out-9", "h200-held-out-10", "h100-held-out-13",
-                                 "h200-held-out-14", "h100-held-out-15", "h100-held-out-16")
+                                 "h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17")
 
 
 @functools.cache
@@ -181,7 +181,7 @@ def size_corrected(spaces, rows, no_model_by, uncorrected_by, corrected_by, defa
                      f"{n['corrected compared']}) | {n['as recorded below no-model']} / {n['corrected below no-model']} |")
     text = "\n".join(lines)
     if with_consistent:
-        text = (f"The predictions of {with_consistent} recordings differ from what today's model computes with the "
+        text = (f"The predictions of {with_consistent} recording{'s' if with_consistent > 1 else ''} differ from what today's model computes with the "
                 "parameters of the model tests by more than 5% somewhere (an older model's, or on the H100 the copy "
                 "bandwidth of the recording run); for this section they are replaced by those, so that every "
                 "ratio and every corrected prediction comes from one model (`--consistent-predictions`, copies "
@@ -357,7 +357,9 @@ def main():
         sys.exit(f"search_table.py: no space copy in {args.consistent_predictions}")
     if not args.consistent_predictions:
         consistent = replayed
-    other_sizes = [path for _, kind, path in consistent if kind != "kt"]  # as if one database held every recording
+    # As if one database held every recording (of all spaces, also where --spaces selects some).
+    pool, _ = with_predictions_from(args.consistent_predictions or args.predictions, kt.spaces())
+    other_sizes = [path for _, kind, path in pool if kind != "kt"]
 
     # blocktune's default strategy, whatever it is now, is in both runs.
     if args.keep_blocktune:
@@ -494,6 +496,7 @@ def main():
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),
         repeated=repeated_spaces(spaces, scores_of), without_hindsight=without_hindsight(kt_scores, scores_of),
         corrected=size_corrected(spaces, scores_of, no_model_by, uncorrected_by, corrected_by, default, with_consistent),
+        correction_held_out=", ".join(f"`{folder}`" for folder in SIZE_CORRECTION_HELD_OUT_FOLDERS),
         misses="\n".join(["| space | role | default | best Kernel Tuner strategy | default vs best KT |",
                           "|---|---|---|---|---|"] + misses) if misses else "none", kt_table="\n".join(kt_lines), kt_cpu=total_kt_cpu / 60,
         bt_wall=wall["model"]["wall_s"], bt_cpu=wall["model"]["cpu_s"] / 60,
@@ -575,10 +578,10 @@ the issue's margins (`bench/results/spaces/h100-repeats/README.md`).
 Where `tune`'s database holds another problem size of the kernel measured on the same device, it corrects the
 model's predictions by it (`bench/results/search-calibration/size-transfer/`). The columns above replay each
 recording with its own predictions only, as a database holding nothing else would. Here the same default replays
-every recording as if one database held all the others (`replay run --sizes-from` every recorded space of the
-table; the nearest other size of the same kernel and GPU corrects it, as `tune` does; Kernel Tuner caches and
+every recording as if one database held all the others (`replay run --sizes-from` every recorded space, also
+where a table shows some; the nearest other size of the same kernel and GPU corrects it, as `tune` does; Kernel Tuner caches and
 recordings without another size are as above). Held out here: the sets recorded after the correction was developed
-(`h200-held-out-14`, `h100-held-out-15`, `h100-held-out-16`).
+({correction_held_out}).
 
 {corrected}
 

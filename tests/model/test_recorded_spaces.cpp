@@ -694,6 +694,15 @@ TEST_CASE("the model ranks the sixteenth held-out set, H100 recordings") {
   });
 }
 
+// The seventeenth held-out set (bench/results/spaces/h200-held-out-17, its first recordings), recorded on an H200 with
+// the model of today: the predictions `tune` stored (eight spaces, the stencil r3 640x512x192 among them).
+TEST_CASE("the model ranks the seventeenth held-out set as tune predicted it on an H200") {
+  // Reached on all eight, read here first: the stencil Spearman 0.92 with the optimum in its top 10 (issue 18's
+  // targets, 0.8 and 3%), conv2d 0.72, matmul 0.92, sums of squares 0.83-0.92, transposes 0.78-0.87, each with a
+  // configuration within 2.5% in its top 10.
+  check_stored_predictions("h200-held-out-17", 8, [](const MeasuredSpace& space) { return issue_targets(space); });
+}
+
 // The held-out H200 recordings with today's predictions (the parameters of the test above) in place of those `tune`
 // stored: written into the current folder, for scoring the default strategy with today's model:
 //   test_model "[.held-out-predictions]"
