@@ -277,19 +277,34 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording) {
   return listed_model_scores(std::move(scores), !recording.predicted_seconds.empty(), recording.predictions_count_work);
 }
 
+namespace {
+
+// A recording's problem dimensions; nullopt where it names none, or none that reads as a size (an import's own text).
+std::optional<std::vector<std::int64_t>> dimensions_of(const Recording& recording) {
+  if (recording.problem.empty()) return std::nullopt;
+  try {
+    return ProblemSize::parse(recording.problem).dims;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::optional<RecordedTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
-  if (recording.problem.empty()) return std::nullopt;  // an import that names no problem size
+  const auto dims = others.empty() ? std::nullopt : dimensions_of(recording);
+  if (!dims) return std::nullopt;
   std::vector<std::size_t> candidates;
   std::vector<std::vector<std::int64_t>> sizes;
   for (std::size_t i = 0; i < others.size(); ++i) {
     const Recording& other = others[i];
-    if (other.kernel != recording.kernel || other.device != recording.device || other.problem.empty() ||
-        other.problem == recording.problem)
-      continue;
-    candidates.push_back(i);
-    sizes.push_back(ProblemSize::parse(other.problem).dims);
+    if (other.kernel != recording.kernel || other.device != recording.device || other.problem == recording.problem) continue;
+    if (auto other_dims = dimensions_of(other)) {
+      candidates.push_back(i);
+      sizes.push_back(std::move(*other_dims));
+    }
   }
-  for (const std::size_t nearest : nearest_sizes_first(sizes, ProblemSize::parse(recording.problem).dims)) {
+  for (const std::size_t nearest : nearest_sizes_first(sizes, *dims)) {
     const Recording& other = others[candidates[nearest]];
     std::vector<MeasuredAndPredicted> measured;
     for (std::size_t c = 0; c < other.space.configs.size() && c < other.predicted_seconds.size(); ++c)

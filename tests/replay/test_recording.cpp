@@ -312,4 +312,9 @@ TEST_CASE("A recording's predictions are corrected by the nearest other size of 
   Recording unnamed = tuned;
   unnamed.problem.clear();  // an import that names no size
   CHECK_FALSE(nearest_size_transfer(unnamed, others));
+  unnamed.problem = "a problem of its own";  // nor one that reads as a size
+  CHECK_FALSE(nearest_size_transfer(unnamed, others));
+  std::vector<Recording> odd = others;
+  odd[4].problem = "n=8192";  // passed over, not an error
+  CHECK(nearest_size_transfer(tuned, odd)->source == 3);
 }
