@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <span>
 
 namespace blocktune {
 namespace {
@@ -136,23 +137,8 @@ Json space_facts(const Source& source, const RandomBaseline& random) {
               {"random_evaluations_in_budget", random.draws_by(budget)}};
 }
 
-// The recordings of --sizes-from, and where each came from.
-struct OtherSizes {
-  std::vector<Recording> recordings;
-  std::vector<std::string> origins;
-};
-
-OtherSizes load_other_sizes(const RunOptions& options) {
-  OtherSizes others;
-  for (const auto& file : options.sizes_from) {
-    others.recordings.push_back(read_recording(file));
-    others.origins.push_back(file);
-  }
-  return others;
-}
-
 SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& source, const RunOptions& options,
-                         const OtherSizes& others, const std::vector<std::uint64_t>& seeds) {
+                         std::span<const Recording> other_sizes, const std::vector<std::uint64_t>& seeds) {
   const Recording& recording = source.recording;
   const RecordedSpace& space = recording.space;
   const std::string label = title(recording, source.origin);
@@ -173,10 +159,10 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
   // As tune corrects its predictions by another problem size its database holds.
   std::optional<std::string> corrected_by;
   if (model && model->are_times) {
-    if (auto transfer = nearest_size_transfer(recording, others.recordings)) {
+    if (auto transfer = nearest_size_transfer(recording, other_sizes)) {
       model = transferred_scores(std::move(*model), std::move(transfer->transfer),
                                  [&space](std::uint64_t candidate) { return space.configs[candidate].to_string(); });
-      corrected_by = others.origins[transfer->source];
+      corrected_by = options.sizes_from[transfer->index];  // other_sizes[i] was read from sizes_from[i]
     }
   }
 
@@ -274,8 +260,9 @@ void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool u
   std::vector<SpaceResult> results;
   Progress progress(err);
   const std::vector<Source> sources = load_sources(options, use_database);
-  const OtherSizes others = load_other_sizes(options);
-  for (const Source& source : sources) results.push_back(replay_space(out, progress, source, options, others, seeds));
+  std::vector<Recording> other_sizes;
+  for (const auto& file : options.sizes_from) other_sizes.push_back(read_recording(file));
+  for (const Source& source : sources) results.push_back(replay_space(out, progress, source, options, other_sizes, seeds));
   if (results.size() > 1) print_overview(out, options, results);
   if (!options.json.empty()) write_json(options.json, run_json(options, results));
 }

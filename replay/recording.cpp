@@ -291,10 +291,10 @@ std::optional<std::vector<std::int64_t>> dimensions_of(const Recording& recordin
 
 }  // namespace
 
-std::optional<RecordedTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
+std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
   const auto dims = others.empty() ? std::nullopt : dimensions_of(recording);
   if (!dims) return std::nullopt;
-  std::vector<std::size_t> candidates;
+  std::vector<std::size_t> candidates;  // their indices in `others`
   std::vector<std::vector<std::int64_t>> sizes;
   for (std::size_t i = 0; i < others.size(); ++i) {
     const Recording& other = others[i];
@@ -304,14 +304,15 @@ std::optional<RecordedTransfer> nearest_size_transfer(const Recording& recording
       sizes.push_back(std::move(*other_dims));
     }
   }
-  for (const std::size_t nearest : nearest_sizes_first(sizes, *dims)) {
-    const Recording& other = others[candidates[nearest]];
+  auto nearest = nearest_size_transfer(sizes, *dims, [&](std::size_t i) {
+    const Recording& other = others[candidates[i]];
     std::vector<MeasuredAndPredicted> measured;
     for (std::size_t c = 0; c < other.space.configs.size() && c < other.predicted_seconds.size(); ++c)
       if (other.space.time[c]) measured.push_back({other.space.configs[c].to_string(), *other.space.time[c], other.predicted_seconds[c]});
-    if (auto transfer = SizeTransfer::from(measured)) return RecordedTransfer{candidates[nearest], std::move(*transfer)};
-  }
-  return std::nullopt;
+    return measured;
+  });
+  if (nearest) nearest->index = candidates[nearest->index];
+  return nearest;
 }
 
 Recording read_recording(const std::filesystem::path& path) {

@@ -50,4 +50,11 @@ std::vector<std::size_t> nearest_sizes_first(std::span<const std::vector<std::in
   return order;
 }
 
+std::optional<NearestTransfer> nearest_size_transfer(std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size,
+                                                     const std::function<std::vector<MeasuredAndPredicted>(std::size_t)>& measured_at) {
+  for (const std::size_t i : nearest_sizes_first(sizes, size))
+    if (auto transfer = SizeTransfer::from(measured_at(i))) return NearestTransfer{i, std::move(*transfer)};
+  return std::nullopt;
+}
+
 }  // namespace blocktune

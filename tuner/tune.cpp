@@ -53,7 +53,7 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
   std::erase_if(others, [&](const auto& other) { return other.first == problem_id; });
   std::vector<std::vector<std::int64_t>> sizes;
   for (const auto& other : others) sizes.push_back(other.second.dims);
-  for (const std::size_t i : nearest_sizes_first(sizes, problem.dims)) {
+  auto nearest = nearest_size_transfer(sizes, problem.dims, [&](std::size_t i) {
     std::vector<MeasuredAndPredicted> measured;
     for (const TrialRecord& trial : store.trials(device_id, kernel_id, others[i].first)) {
       if (trial.outcome != Outcome::ok) continue;
@@ -69,14 +69,14 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
       if (predicted >= kNoPrediction) continue;  // not a configuration of today's space
       measured.push_back({trial.config, trial.median_ms / 1000 / static_cast<double>(trial.steps_per_launch), predicted});
     }
-    if ((result.transfer = SizeTransfer::from(measured))) {
-      result.transfer_note = fmt::format(
-          "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
-          "one's measured over predicted time there); --no-transfer leaves them as they are",
-          others[i].second.to_string(), result.transfer->configurations());
-      return;
-    }
-  }
+    return measured;
+  });
+  if (!nearest) return;
+  result.transfer = std::move(nearest->transfer);
+  result.transfer_note = fmt::format(
+      "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
+      "one's measured over predicted time there); --no-transfer leaves them as they are",
+      others[nearest->index].second.to_string(), result.transfer->configurations());
 }
 
 std::string kernel_identity(const KernelDescription& kernel) {

@@ -74,6 +74,6 @@ int main(int argc, char** argv) {
     }
     const ModelScores corrected = transferred_scores(*model, std::move(transfer->transfer), [&](std::uint64_t i) { return recording.space.configs[i].to_string(); });
     const auto [transferred, transferred_error] = mean_score(recording, corrected, seeds);
-    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, pool_files[transfer->source]);
+    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, pool_files[transfer->index]);
   }
 }

@@ -792,11 +792,37 @@ std::vector<std::filesystem::path> every_recorded_space_file() {
   return files;
 }
 
+// Of every recording, those `parameters_for` gives parameters for (nullopt: passed over) whose stored predictions
+// differ from what the model computes with them (some prediction by more than 5%), with the model's: written into the
+// current folder under the file's space id of bench/anchors/kt_strategies.py, '/' as "__" (tests__<stem>,
+// bench__<stem>, repeat-N__<stem>), which search_table.py's --predictions and --consistent-predictions look for.
+void write_copies_where_predictions_differ(
+    const std::function<std::optional<DeviceParameters>(const std::filesystem::path&, const MeasuredSpace&)>& parameters_for) {
+  const std::filesystem::path tests_data = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces";
+  for (const auto& file : every_recorded_space_file()) {
+    const MeasuredSpace space = load_space(file);
+    const auto parameters = parameters_for(file, space);
+    if (!parameters) continue;
+    Recording recording = space.recording;
+    recording.predicted_seconds = predict_space(space, *parameters).predicted;
+    const bool differ = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
+                                            [](double computed, double stored) { return std::abs(computed / stored - 1) <= 0.05; });
+    if (!differ) continue;
+    const std::string folder = file.parent_path().filename().string();
+    const std::string prefix = file.parent_path() == tests_data ? "tests" : folder.starts_with("repeat-") ? folder : "bench";
+    std::string stem = file.filename().string();
+    stem.resize(stem.size() - std::string_view(".csv.gz").size());
+    const std::string name = prefix + "__" + stem + ".csv.gz";
+    write_recording(name, recording);
+    fmt::print("{}: {} predictions of today's model\n", name, recording.predicted_seconds.size());
+  }
+}
+
 }  // namespace
 
 // The example kernels' H200 recordings whose stored predictions are an older model's, with the predictions of
 // today's model and the parameters `tune` has on an H200 (the sm_90 profile and the copy bandwidth): written into
-// the current folder under the file's space id of bench/anchors/kt_strategies.py (bench__<file>), for
+// the current folder under the file's space id of bench/anchors/kt_strategies.py (bench__<stem>), for
 // bench/anchors/search_table.py --predictions, so that the table judges today's default with today's model. An older
 // model's: some prediction more than 5% from today's (matmul up to 6.7x, from the model's last change, 85e075a).
 // Elsewhere this function reproduces what the tuner stored on an H200 within 1.3% (the held-out H200 sets' blur,
@@ -807,18 +833,10 @@ std::vector<std::filesystem::path> every_recorded_space_file() {
 //   test_model "[.todays-predictions]"
 TEST_CASE("write today's predictions into copies of the example kernels' H200 recordings of an older model", "[.todays-predictions]") {
   const DeviceParameters h200 = h200_parameters(false);
-  for (const auto& file : every_recorded_space_file()) {
-    const MeasuredSpace space = load_space(file);
-    if (!example_spec(space.kernel) || space.recording.device.find("H200") == std::string::npos) continue;
-    Recording recording = space.recording;
-    recording.predicted_seconds = predict_space(space, h200).predicted;
-    const bool older_model = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
-                                                 [](double today, double stored) { return std::abs(today / stored - 1) <= 0.05; });
-    if (!older_model) continue;
-    const std::string name = "bench__" + file.filename().string();
-    write_recording(name, recording);
-    fmt::print("{}: {} predictions of today's model\n", name, recording.predicted_seconds.size());
-  }
+  write_copies_where_predictions_differ([&](const std::filesystem::path&, const MeasuredSpace& space) -> std::optional<DeviceParameters> {
+    if (!example_spec(space.kernel) || space.recording.device.find("H200") == std::string::npos) return std::nullopt;
+    return h200;
+  });
 }
 
 // Every recording of the stencil and the example kernels on an H100 or H200 whose stored predictions differ from what
@@ -832,27 +850,14 @@ TEST_CASE("write today's predictions into copies of the example kernels' H200 re
 //   test_model "[.todays-predictions-everywhere]"
 TEST_CASE("write the predictions of one model into copies of every recording whose stored ones differ", "[.todays-predictions-everywhere]") {
   const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
-  const std::filesystem::path tests_data = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces";
-  for (const auto& file : every_recorded_space_file()) {
-    const MeasuredSpace space = load_space(file);
+  write_copies_where_predictions_differ([&](const std::filesystem::path& file, const MeasuredSpace& space) -> std::optional<DeviceParameters> {
     const std::string& device = space.recording.device;
     const bool on_h200 = device.find("H200") != std::string::npos;
     if ((!on_h200 && device.find("H100") == std::string::npos) || file.filename().string().find("per-step") != std::string::npos ||
         space.recording.predicted_seconds.empty() || (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
-      continue;
-    Recording recording = space.recording;
-    recording.predicted_seconds = predict_space(space, on_h200 ? h200 : h100).predicted;
-    const bool older_model = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
-                                                 [](double today, double stored) { return std::abs(today / stored - 1) <= 0.05; });
-    if (!older_model) continue;
-    const std::string folder = file.parent_path().filename().string();
-    const std::string prefix = file.parent_path() == tests_data ? "tests" : folder.starts_with("repeat-") ? folder : "bench";
-    std::string stem = file.filename().string();
-    stem.resize(stem.size() - std::string_view(".csv.gz").size());
-    const std::string name = prefix + "__" + stem + ".csv.gz";
-    write_recording(name, recording);
-    fmt::print("{}: {} predictions of today's model\n", name, recording.predicted_seconds.size());
-  }
+      return std::nullopt;
+    return on_h200 ? h200 : h100;
+  });
 }
 
 // Every recorded space of the example kernels with the predictions `tune` would make if their specs counted no work

@@ -303,7 +303,7 @@ TEST_CASE("A recording's predictions are corrected by the nearest other size of 
   };
   const auto transfer = nearest_size_transfer(tuned, others);
   REQUIRE(transfer);
-  CHECK(transfer->source == 4);
+  CHECK(transfer->index == 4);
   CHECK(transfer->transfer.configurations() == 12);
   CHECK(transfer->transfer.factor("block=3") == Approx(6.0));  // measured 6 ms where 1 ms was predicted
   CHECK(transfer->transfer.factor("block=99") > 1);            // not measured there: the typical ratio
@@ -316,5 +316,5 @@ TEST_CASE("A recording's predictions are corrected by the nearest other size of 
   CHECK_FALSE(nearest_size_transfer(unnamed, others));
   std::vector<Recording> odd = others;
   odd[4].problem = "n=8192";  // passed over, not an error
-  CHECK(nearest_size_transfer(tuned, odd)->source == 3);
+  CHECK(nearest_size_transfer(tuned, odd)->index == 3);
 }

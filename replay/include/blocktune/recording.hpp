@@ -96,13 +96,9 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 // What `tune` does when its database holds other problem sizes of the kernel
 // on the device (transfer.hpp): among `others`, the recordings of the same
 // kernel and device at another problem size, nearest in element count first,
-// the first whose measured and predicted times make a SizeTransfer. `source`
+// the first whose measured and predicted times make a SizeTransfer. `index`
 // is its index in `others`; nullopt where none qualifies.
-struct RecordedTransfer {
-  std::size_t source = 0;
-  SizeTransfer transfer;
-};
-std::optional<RecordedTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others);
+std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others);
 
 // ---- Recorded-space files ----
 //

@@ -55,4 +55,15 @@ ModelScores transferred_scores(ModelScores model, SizeTransfer transfer,
 // ratio of their element counts (products of the dimensions), ties in order.
 std::vector<std::size_t> nearest_sizes_first(std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size);
 
+// The correction `tune` applies: of `sizes`, the nearest to `size` whose
+// measurements make a SizeTransfer, its index and the transfer. `measured_at`
+// is asked for a size's measurements only as they are needed, nearest first.
+struct NearestTransfer {
+  std::size_t index = 0;
+  SizeTransfer transfer;
+};
+std::optional<NearestTransfer> nearest_size_transfer(
+    std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size,
+    const std::function<std::vector<MeasuredAndPredicted>(std::size_t index)>& measured_at);
+
 }  // namespace blocktune
