@@ -138,7 +138,7 @@ Json space_facts(const Source& source, const RandomBaseline& random) {
 }
 
 SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& source, const RunOptions& options,
-                         std::span<const Recording> other_sizes, const std::vector<std::uint64_t>& seeds) {
+                         const OtherSizes& other_sizes, const std::vector<std::uint64_t>& seeds) {
   const Recording& recording = source.recording;
   const RecordedSpace& space = recording.space;
   const std::string label = title(recording, source.origin);
@@ -159,10 +159,10 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
   // As tune corrects its predictions by another problem size its database holds.
   std::optional<std::string> corrected_by;
   if (model && model->are_times) {
-    if (auto transfer = nearest_size_transfer(recording, other_sizes)) {
+    if (auto transfer = other_sizes.nearest_size_transfer(recording)) {
       model = transferred_scores(std::move(*model), std::move(transfer->transfer),
                                  [&space](std::uint64_t candidate) { return space.configs[candidate].to_string(); });
-      corrected_by = options.sizes_from[transfer->index];  // other_sizes[i] was read from sizes_from[i]
+      corrected_by = options.sizes_from[transfer->index];  // OtherSizes keeps the files' order
     }
   }
 
@@ -260,8 +260,7 @@ void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool u
   std::vector<SpaceResult> results;
   Progress progress(err);
   const std::vector<Source> sources = load_sources(options, use_database);
-  std::vector<Recording> other_sizes;
-  for (const auto& file : options.sizes_from) other_sizes.push_back(read_recording(file));
+  const OtherSizes other_sizes(std::vector<std::filesystem::path>(options.sizes_from.begin(), options.sizes_from.end()));
   for (const Source& source : sources) results.push_back(replay_space(out, progress, source, options, other_sizes, seeds));
   if (results.size() > 1) print_overview(out, options, results);
   if (!options.json.empty()) write_json(options.json, run_json(options, results));

@@ -43,6 +43,21 @@ std::string read_text_file(const std::filesystem::path& path) {
   return text;
 }
 
+std::string read_leading_lines(const std::filesystem::path& path, char marker) {
+  const GzFile file(gzopen(path.c_str(), "rb"));
+  if (!file) throw std::runtime_error(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
+  std::string text;
+  char buffer[1 << 12];
+  for (bool line_start = true; gzgets(file.get(), buffer, sizeof buffer);) {
+    const std::string_view piece(buffer);
+    if (line_start && !piece.starts_with(marker)) return text;
+    text += piece;
+    line_start = piece.ends_with('\n');
+  }
+  if (!gzeof(file.get())) throw std::runtime_error(fmt::format("cannot read '{}': {}", path.string(), gz_error(file.get())));
+  return text;
+}
+
 void write_text_file(const std::filesystem::path& path, std::string_view text, bool compress) {
   OutputFile output(path);
   try {

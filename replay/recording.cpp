@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -140,15 +141,17 @@ std::string format_recording(const Recording& recording) {
   return text;
 }
 
-Recording parse_recording(std::string_view text) {
-  CsvReader csv(text);
+namespace {
+
+// The magic line and the notes ("# key: value") of a recorded-space file into
+// `recording`, leaving `csv` at the first line after them.
+void parse_notes(CsvReader& csv, Recording& recording) {
   const std::string_view first = csv.peek_line();
   if (!first.starts_with(kMagic)) throw std::runtime_error(fmt::format("it does not start with '{}'", kMagic));
   if (const auto version = first.substr(kMagic.size()); version != std::to_string(kFormatVersion))
     throw std::runtime_error(
         fmt::format("format version {} is not supported (this blocktune reads {})", version, kFormatVersion));
 
-  Recording recording;
   std::string predictions;
   const std::map<std::string_view, std::string*> notes = {{"kernel", &recording.kernel},
                                                            {"problem", &recording.problem},
@@ -165,6 +168,14 @@ Recording parse_recording(std::string_view text) {
   if (!predictions.empty() && predictions != kWithoutWorkCounts)
     throw std::runtime_error(fmt::format("the note '# predictions: {}' is not known (known: '{}')", predictions, kWithoutWorkCounts));
   recording.predictions_count_work = predictions.empty();
+}
+
+}  // namespace
+
+Recording parse_recording(std::string_view text) {
+  CsvReader csv(text);
+  Recording recording;
+  parse_notes(csv, recording);
 
   // Where each column is, by name: the optional ones may be missing.
   const auto header = csv.record();
@@ -291,34 +302,72 @@ std::optional<std::vector<std::int64_t>> dimensions_of(const Recording& recordin
 
 }  // namespace
 
-std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
-  const auto dims = others.empty() ? std::nullopt : dimensions_of(recording);
+namespace {
+
+std::vector<MeasuredAndPredicted> measured_and_predicted(const Recording& recording) {
+  std::vector<MeasuredAndPredicted> measured;
+  const RecordedSpace& space = recording.space;
+  for (std::size_t c = 0; c < space.configs.size() && c < recording.predicted_seconds.size(); ++c)
+    if (space.time[c]) measured.push_back({space.configs[c].to_string(), *space.time[c], recording.predicted_seconds[c]});
+  return measured;
+}
+
+// nearest_size_transfer among `count` others, known by their notes (kernel,
+// device, problem) until one's measurements are asked for.
+std::optional<NearestTransfer> nearest_among(const Recording& recording, std::size_t count,
+                                             const std::function<const Recording&(std::size_t)>& notes_of,
+                                             const std::function<std::vector<MeasuredAndPredicted>(std::size_t)>& measured_at) {
+  const auto dims = count == 0 ? std::nullopt : dimensions_of(recording);
   if (!dims) return std::nullopt;
-  std::vector<std::size_t> candidates;  // their indices in `others`
+  std::vector<std::size_t> candidates;  // their indices among the others
   std::vector<std::vector<std::int64_t>> sizes;
-  for (std::size_t i = 0; i < others.size(); ++i) {
-    const Recording& other = others[i];
+  for (std::size_t i = 0; i < count; ++i) {
+    const Recording& other = notes_of(i);
     if (other.kernel != recording.kernel || other.device != recording.device || other.problem == recording.problem) continue;
     if (auto other_dims = dimensions_of(other)) {
       candidates.push_back(i);
       sizes.push_back(std::move(*other_dims));
     }
   }
-  auto nearest = nearest_size_transfer(sizes, *dims, [&](std::size_t i) {
-    const Recording& other = others[candidates[i]];
-    std::vector<MeasuredAndPredicted> measured;
-    for (std::size_t c = 0; c < other.space.configs.size() && c < other.predicted_seconds.size(); ++c)
-      if (other.space.time[c]) measured.push_back({other.space.configs[c].to_string(), *other.space.time[c], other.predicted_seconds[c]});
-    return measured;
-  });
+  auto nearest = nearest_size_transfer(sizes, *dims, [&](std::size_t i) { return measured_at(candidates[i]); });
   if (nearest) nearest->index = candidates[nearest->index];
   return nearest;
+}
+
+}  // namespace
+
+std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
+  return nearest_among(
+      recording, others.size(), [&](std::size_t i) -> const Recording& { return others[i]; },
+      [&](std::size_t i) { return measured_and_predicted(others[i]); });
+}
+
+OtherSizes::OtherSizes(std::vector<std::filesystem::path> files) : files_(std::move(files)) {
+  for (const auto& file : files_) notes_.push_back(read_recording_notes(file));
+}
+
+std::optional<NearestTransfer> OtherSizes::nearest_size_transfer(const Recording& recording) const {
+  return nearest_among(
+      recording, files_.size(), [&](std::size_t i) -> const Recording& { return notes_[i]; },
+      [&](std::size_t i) { return measured_and_predicted(read_recording(files_[i])); });
 }
 
 Recording read_recording(const std::filesystem::path& path) {
   const std::string text = detail::read_text_file(path);
   try {
     return parse_recording(text);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("cannot read recorded space '{}': {}", path.string(), error.what()));
+  }
+}
+
+Recording read_recording_notes(const std::filesystem::path& path) {
+  const std::string text = detail::read_leading_lines(path, '#');
+  try {
+    CsvReader csv(text);
+    Recording recording;
+    parse_notes(csv, recording);
+    return recording;
   } catch (const std::exception& error) {
     throw std::runtime_error(fmt::format("cannot read recorded space '{}': {}", path.string(), error.what()));
   }

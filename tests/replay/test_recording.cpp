@@ -2,6 +2,8 @@
 
 #include <blocktune/recording.hpp>
 
+#include <fmt/format.h>
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -317,4 +319,59 @@ TEST_CASE("A recording's predictions are corrected by the nearest other size of 
   std::vector<Recording> odd = others;
   odd[4].problem = "n=8192";  // passed over, not an error
   CHECK(nearest_size_transfer(tuned, odd)->index == 3);
+}
+
+TEST_CASE("A recording's notes are read without its rows") {
+  TempDir dir;
+  Recording recording = sized_recording("GPU A", "1024", 12, 1e-3);
+  recording.default_config = "block=3";
+  for (const std::string name : {"plain.csv", "packed.csv.gz"}) {
+    INFO(name);
+    write_recording(dir / name, recording);
+    const Recording notes = read_recording_notes(dir / name);
+    CHECK(notes.kernel == "k");
+    CHECK(notes.problem == "1024");
+    CHECK(notes.device == "GPU A");
+    CHECK(notes.default_config == "block=3");
+    CHECK(notes.space.configs.empty());
+  }
+  // Rows that would not parse are not read.
+  std::ofstream(dir / "bad-rows.csv") << "# blocktune recorded space 1\n# kernel: k\n# problem: 64\nconfig,outcome\nnot,a,row,at,all\n";
+  CHECK(read_recording_notes(dir / "bad-rows.csv").problem == "64");
+  CHECK_THROWS_WITH(read_recording(dir / "bad-rows.csv"), Catch::Contains("bad-rows.csv"));
+  // A file that is not a recording, or not there, is named.
+  std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
+  CHECK_THROWS_WITH(read_recording_notes(dir / "other.csv"), Catch::Contains("other.csv") && Catch::Contains("does not start with"));
+  CHECK_THROWS_WITH(read_recording_notes(dir / "missing.csv"), Catch::Contains("missing.csv"));
+}
+
+TEST_CASE("Other sizes given as files choose as the recordings do and read only the rows they use") {
+  TempDir dir;
+  const Recording tuned = sized_recording("GPU A", "1024", 12, 1e-3);
+  const std::vector<Recording> others = {
+      sized_recording("GPU B", "2048", 12, 1e-3),   // another device
+      sized_recording("GPU A", "4096", 5, 1e-3),    // the nearest other size, with too few configurations
+      sized_recording("GPU A", "16x512", 12, 2e-3),  // 8192 elements: the nearest that qualifies
+      sized_recording("GPU A", "65536", 12, 5e-3),  // farther: never read
+  };
+  std::vector<std::filesystem::path> files;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    files.push_back(dir / fmt::format("other-{}.csv.gz", i));
+    write_recording(files.back(), others[i]);
+  }
+  const auto expected = nearest_size_transfer(tuned, others);
+  REQUIRE(expected);
+  // The other device's and the farthest size's rows made unreadable: neither is needed.
+  for (const std::size_t unused : {0, 3})
+    std::ofstream(files[unused]) << fmt::format("# blocktune recorded space 1\n# kernel: k\n# problem: {}\n# device: {}\nconfig\n\"\n",
+                                                 others[unused].problem, others[unused].device);
+  const OtherSizes other_sizes(files);
+  const auto transfer = other_sizes.nearest_size_transfer(tuned);
+  REQUIRE(transfer);
+  CHECK(transfer->index == expected->index);
+  CHECK(transfer->index == 2);
+  CHECK(transfer->transfer.configurations() == expected->transfer.configurations());
+  CHECK(transfer->transfer.factor("block=1") == Approx(expected->transfer.factor("block=1")));
+  CHECK_FALSE(OtherSizes({}).nearest_size_transfer(tuned));
+  CHECK_THROWS_WITH(OtherSizes({dir / "missing.csv"}), Catch::Contains("missing.csv"));
 }

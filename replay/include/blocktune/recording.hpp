@@ -100,6 +100,23 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 // is its index in `others`; nullopt where none qualifies.
 std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others);
 
+// Recorded-space files standing for a database's other problem sizes (what
+// `replay run --sizes-from` gives): their notes are read at once, a file's
+// rows only when a replay asks for its measurements, nearest size first, as
+// tune reads its database's trials; many or large files cost the memory of
+// one. The constructor throws std::runtime_error naming a file it cannot read.
+class OtherSizes {
+ public:
+  explicit OtherSizes(std::vector<std::filesystem::path> files);
+
+  // As the function above, among the files; `index` is the file's.
+  std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording) const;
+
+ private:
+  std::vector<std::filesystem::path> files_;
+  std::vector<Recording> notes_;  // per file: kernel, problem, device, no rows
+};
+
 // ---- Recorded-space files ----
 //
 // CSV (RFC 4180), gzip-compressed when the name ends in ".gz":
@@ -127,6 +144,10 @@ std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording,
 
 // Throws std::runtime_error naming the file (and the line, for bad content).
 Recording read_recording(const std::filesystem::path& path);
+// Only the file's notes (kernel, problem, device, default configuration,
+// whether its predictions count work), without reading its rows. Throws as
+// read_recording does.
+Recording read_recording_notes(const std::filesystem::path& path);
 // Throws std::runtime_error naming the file; std::invalid_argument for a
 // recording whose vectors are not parallel.
 void write_recording(const std::filesystem::path& path, const Recording& recording);
