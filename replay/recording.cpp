@@ -300,10 +300,6 @@ std::optional<std::vector<std::int64_t>> dimensions_of(const Recording& recordin
   }
 }
 
-}  // namespace
-
-namespace {
-
 std::vector<MeasuredAndPredicted> measured_and_predicted(const Recording& recording) {
   std::vector<MeasuredAndPredicted> measured;
   const RecordedSpace& space = recording.space;
