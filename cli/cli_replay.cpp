@@ -178,7 +178,7 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
              corrected_by ? fmt::format(", corrected by the other problem size of {}", *corrected_by) : "");
   fmt::print(out, "  {} seeds; near-optimal: {:.0f}% of the optimum's speed within {} evaluations ({:g}%)\n\n",
              seeds.size(), kNearOptimalSpeed * 100, evaluations, options.budget_fraction * 100);
-  fmt::print(out, "  {:<20} {:>7}  {:>14}  {:>18}\n", "strategy", "score", "near-optimal", "evaluations to 97%");
+  fmt::print(out, "  {:<20} {:>15}  {:>14}  {:>18}\n", "strategy", "score +- s.e.", "near-optimal", "evaluations to 97%");
 
   SpaceResult result{label, {}, space_facts(source, random)};
   result.facts["corrected_by"] = corrected_by ? Json(*corrected_by) : Json();
@@ -193,7 +193,8 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
           summarize(space, *strategy, seeds, model ? &*model : nullptr, options.budget_fraction, report);
       const auto reached =
           static_cast<std::size_t>(std::lround(summary.near_optimal_fraction * static_cast<double>(seeds.size())));
-      fmt::print(out, "  {:<20} {:>7.3f}  {:>4.0f}% {:>3}/{:<3}  {:>18.1f}\n", shown, summary.mean_score,
+      fmt::print(out, "  {:<20} {:>7.3f} {:>7}  {:>4.0f}% {:>3}/{:<3}  {:>18.1f}\n", shown, summary.mean_score,
+                 seeds.size() > 1 ? fmt::format("+-{:.3f}", summary.score_standard_error) : "",
                  summary.near_optimal_fraction * 100, reached, seeds.size(), summary.mean_evaluations_to_near_optimal);
       result.summaries.push_back(summary);
     } catch (const std::invalid_argument& error) {
@@ -239,6 +240,7 @@ Json run_json(const RunOptions& options, const std::vector<SpaceResult>& results
       const auto& summary = result.summaries[i];
       strategies[options.strategies[i]] =
           summary ? Json{{"score", summary->mean_score},
+                         {"score_standard_error", summary->score_standard_error},
                          {"near_optimal_fraction", summary->near_optimal_fraction},
                          {"evaluations_to_near_optimal", summary->mean_evaluations_to_near_optimal}}
                   : Json();

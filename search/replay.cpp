@@ -182,14 +182,16 @@ ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, st
   const ListedCandidates candidates(space.configs);
 
   std::size_t near_optimal_runs = 0, seeds_done = 0;
-  double total_score = 0, total_evaluations = 0;
+  double total_score = 0, total_squared_score = 0, total_evaluations = 0;
   const std::function<void()> measured = [&] {
     if (progress) progress(seeds_done);
   };
   const Evaluator evaluate = recorded(space, measured);
   for (const std::uint64_t seed : seeds) {
     const SearchResult timed = strategy.run(candidates, model, evaluate, Budget{.seconds = budget}, seed, space.first);
-    total_score += methodology_score(BestSoFar(timed), random, budget);
+    const double score = methodology_score(BestSoFar(timed), random, budget);
+    total_score += score;
+    total_squared_score += score * score;
 
     const SearchResult short_run =
         strategy.run(candidates, model, evaluate, Budget{.fraction = evaluation_fraction}, seed, space.first);
@@ -201,6 +203,10 @@ ReplaySummary summarize(const RecordedSpace& space, const Strategy& strategy, st
   }
   const auto runs = static_cast<double>(seeds.size());
   summary.mean_score = total_score / runs;
+  if (runs > 1) {
+    const double variance = (total_squared_score - runs * summary.mean_score * summary.mean_score) / (runs - 1);
+    summary.score_standard_error = std::sqrt(std::max(variance, 0.0) / runs);
+  }
   summary.near_optimal_fraction = static_cast<double>(near_optimal_runs) / runs;
   summary.mean_evaluations_to_near_optimal = total_evaluations / runs;
   return summary;

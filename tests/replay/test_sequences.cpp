@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <span>
 #include <fstream>
 #include <numeric>
 
@@ -70,9 +72,11 @@ TEST_CASE("Random search's own order, given as a sequence, scores what its repla
   const double budget = random.budget_seconds();
   const auto strategy = make_strategy("random");
   std::vector<std::vector<std::uint64_t>> orders;
-  double replayed = 0;
+  double replayed = 0, squares = 0;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    replayed += methodology_score(BestSoFar(replay(space, *strategy, {.seconds = budget}, seed)), random, budget);
+    const double score = methodology_score(BestSoFar(replay(space, *strategy, {.seconds = budget}, seed)), random, budget);
+    replayed += score;
+    squares += score * score;
     orders.push_back(order_of(replay(space, *strategy, {}, seed)));
   }
   const auto sequences = parse_search_sequences(sequences_json(space, orders), space);
@@ -86,7 +90,13 @@ TEST_CASE("Random search's own order, given as a sequence, scores what its repla
   CHECK(scored / 5 == Approx(replayed / 5).margin(1e-12));
   std::vector<std::uint64_t> seeds(5);
   std::iota(seeds.begin(), seeds.end(), std::uint64_t{1});
-  CHECK(scored / 5 == Approx(summarize(space, *strategy, seeds).mean_score).margin(1e-12));
+  const ReplaySummary summary = summarize(space, *strategy, seeds);
+  CHECK(scored / 5 == Approx(summary.mean_score).margin(1e-12));
+  // Its standard error: the seeds' sample standard deviation over sqrt(5).
+  const double mean = replayed / 5;
+  CHECK(summary.score_standard_error > 0);
+  CHECK(summary.score_standard_error == Approx(std::sqrt((squares - 5 * mean * mean) / 4 / 5)).epsilon(1e-9));
+  CHECK(summarize(space, *strategy, std::span(seeds).first(1)).score_standard_error == 0);
 }
 
 TEST_CASE("A repeated configuration in a sequence costs nothing") {
@@ -202,5 +212,7 @@ TEST_CASE("replay run writes its results as JSON too") {
   const RandomBaseline random(read_recording(space_file).space);
   CHECK(json["spaces"][0]["space"]["budget_s"].get<double>() == random.budget_seconds());
   CHECK(json["spaces"][0]["strategies"]["random"]["score"].is_number());
+  CHECK(json["spaces"][0]["strategies"]["random"]["score_standard_error"].get<double>() >= 0);
   CHECK(json["spaces"][1]["strategies"]["model"].is_null());  // no model scores in a Kernel Tuner cache
+  CHECK_THAT(ran.out, Catch::Contains("score +- s.e."));
 }

@@ -114,6 +114,11 @@ struct ReplaySummary {
   std::string strategy;
   std::size_t runs = 0;              // one per seed
   double mean_score = 0;             // methodology_score at the baseline's budget_seconds(), mean over seeds
+  // The standard error of mean_score: the seeds' sample standard deviation
+  // over sqrt(runs); 0 with one seed. Two strategies (or a strategy with and
+  // without a model) differ by more than their seeds only where their means
+  // differ by a few of these.
+  double score_standard_error = 0;
   double near_optimal_fraction = 0;  // of the seeds whose search was near-optimal
   // Mean over seeds of the evaluations an unlimited search made up to and
   // including its first near-optimal one.
