@@ -31,6 +31,7 @@ import functools
 import glob
 import gzip
 import json
+import math
 import os
 import resource
 import subprocess
@@ -158,6 +159,7 @@ def size_corrected(spaces, rows, no_model_by, uncorrected_by, corrected_by, defa
         best = max((v for v in kts.values() if v is not None), default=None)
         nm_entry = no_model_by[sid]["strategies"].get(default)
         nm = nm_entry["score"] if nm_entry else None
+        errors = {"as recorded": plain, "corrected": entry["strategies"].get(default)}
         held_out = any(os.sep + folder + os.sep in path for folder in SIZE_CORRECTION_HELD_OUT_FOLDERS)
         for role in ("all", "held out") if held_out else ("all",):
             n = counts[role]
@@ -170,16 +172,23 @@ def size_corrected(spaces, rows, no_model_by, uncorrected_by, corrected_by, defa
                 n[name + " matched"] += best is not None and score >= best - SCORE_MATCH
                 n[name + " compared"] += best is not None
                 n[name + " below no-model"] += nm is not None and score < nm - 0.05
+                # Beyond two standard errors of the difference (the seeds' noise, `replay run`'s score_standard_error).
+                n[name + " surely below no-model"] += nm is not None and score < nm - 0.05 - 2 * math.hypot(
+                    errors[name]["score_standard_error"], nm_entry["score_standard_error"])
         if entry["space"]["corrected_by"] is not None and c is not None and (c < SCORE_TARGET or (best is not None and c < best - SCORE_MATCH)):
             below.append(f"| {short_name(sid)} | {fmt(d)} | {fmt(c)} | {fmt(best)} | {fmt(nm)} |")
     lines = ["| spaces | count | corrected by another size | >= 0.6 as recorded / corrected | Kernel Tuner's best matched "
-             "or beaten, as recorded / corrected | more than 0.05 below `--no-model`, as recorded / corrected |",
+             "or beaten, as recorded / corrected | more than 0.05 below `--no-model`, as recorded / corrected (of them "
+             "by more than two standard errors beyond) |",
              "|---|---|---|---|---|---|"]
     for role, n in counts.items():
         lines.append(f"| {role} | {n['spaces']} | {n['corrected']} | {n['as recorded at target']} / "
                      f"**{n['corrected at target']}** | {n['as recorded matched']} / **{n['corrected matched']}** (of "
-                     f"{n['corrected compared']}) | {n['as recorded below no-model']} / {n['corrected below no-model']} |")
-    text = "\n".join(lines)
+                     f"{n['corrected compared']}) | {n['as recorded below no-model']} / {n['corrected below no-model']} "
+                     f"({n['as recorded surely below no-model']} / {n['corrected surely below no-model']}) |")
+    text = "\n".join(lines) + ("\n\nIn brackets, the spaces whose score is below `--no-model`'s - 0.05 by more than twice "
+                               "the standard error of their difference (each mean's `score_standard_error` over the "
+                               "seeds): those where the seeds alone are unlikely to have made the miss.")
     if with_consistent:
         text = (f"The predictions of {with_consistent} recording{'s' if with_consistent > 1 else ''} differ from what today's model computes with the "
                 "parameters of the model tests by more than 5% somewhere (an older model's, or on the H100 the copy "
