@@ -17,7 +17,6 @@
 #include <functional>
 #include <memory>
 #include <numeric>
-#include <span>
 
 namespace blocktune {
 namespace {
