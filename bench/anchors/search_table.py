@@ -274,6 +274,16 @@ def with_predictions_from(folder, spaces):
     return out, replaced
 
 
+def require_standard_errors(run_json, file):
+    """The correction's section compares means by their standard errors, which `replay run` writes since f198dee."""
+    for entry in run_json["spaces"]:
+        for summary in entry["strategies"].values():
+            if summary is not None and "score_standard_error" not in summary:
+                sys.exit(f"search_table.py: {file} has no score_standard_error (written by an older blocktune); "
+                         "run again without --keep-blocktune")
+    return run_json
+
+
 def blocktune_run(spaces, strategies, seeds, no_model, out, sizes_from=()):
     command = [os.path.abspath(kt.blocktune_binary()), "replay", "run"] + space_arguments(spaces) + [
         "--strategies", ",".join(strategies), "--seeds", str(seeds), "--json", out] + (["--no-model"] if no_model else [])
@@ -400,10 +410,11 @@ def main():
         wall["corrected"] = blocktune_run(consistent, [default], args.seeds, False, corrected_file, other_sizes)
         with open(timing_file, "w") as f:
             json.dump(wall, f, indent=1)
+    require_standard_errors(no_model, no_model_file)
     with open(corrected_file) as f:
-        corrected_by = by_space(json.load(f), consistent)
+        corrected_by = by_space(require_standard_errors(json.load(f), corrected_file), consistent)
     with open(uncorrected_file) as f:
-        uncorrected_by = by_space(json.load(f), consistent)
+        uncorrected_by = by_space(require_standard_errors(json.load(f), uncorrected_file), consistent)
 
     kt_scores = score_kt(spaces)
     with gzip.open(os.path.join(RESULTS, "kt-scores.json.gz"), "wt") as f:  # about 10x smaller: the tree is near the device tool's limit
