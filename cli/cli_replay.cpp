@@ -137,7 +137,7 @@ Json space_facts(const Source& source, const RandomBaseline& random) {
 }
 
 SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& source, const RunOptions& options,
-                         const OtherSizes& other_sizes, const std::vector<std::uint64_t>& seeds) {
+                         OtherSizes& other_sizes, const std::vector<std::uint64_t>& seeds) {
   const Recording& recording = source.recording;
   const RecordedSpace& space = recording.space;
   const std::string label = title(recording, source.origin);
@@ -261,7 +261,7 @@ void run(std::ostream& out, std::ostream& err, const RunOptions& options, bool u
   std::vector<SpaceResult> results;
   Progress progress(err);
   const std::vector<Source> sources = load_sources(options, use_database);
-  const OtherSizes other_sizes(std::vector<std::filesystem::path>(options.sizes_from.begin(), options.sizes_from.end()));
+  OtherSizes other_sizes(std::vector<std::filesystem::path>(options.sizes_from.begin(), options.sizes_from.end()));
   for (const Source& source : sources) results.push_back(replay_space(out, progress, source, options, other_sizes, seeds));
   if (results.size() > 1) print_overview(out, options, results);
   if (!options.json.empty()) write_json(options.json, run_json(options, results));

@@ -342,10 +342,12 @@ OtherSizes::OtherSizes(std::vector<std::filesystem::path> files) : files_(std::m
   for (const auto& file : files_) notes_.push_back(read_recording_notes(file));
 }
 
-std::optional<NearestTransfer> OtherSizes::nearest_size_transfer(const Recording& recording) const {
-  return nearest_among(
-      recording, files_.size(), [&](std::size_t i) -> const Recording& { return notes_[i]; },
-      [&](std::size_t i) { return measured_and_predicted(read_recording(files_[i])); });
+std::optional<NearestTransfer> OtherSizes::nearest_size_transfer(const Recording& recording) {
+  const auto key = std::tuple(recording.kernel, recording.device, recording.problem);
+  if (const auto known = answers_.find(key); known != answers_.end()) return known->second;
+  return answers_[key] = nearest_among(
+             recording, files_.size(), [&](std::size_t i) -> const Recording& { return notes_[i]; },
+             [&](std::size_t i) { return measured_and_predicted(read_recording(files_[i])); });
 }
 
 Recording read_recording(const std::filesystem::path& path) {

@@ -365,13 +365,24 @@ TEST_CASE("Other sizes given as files choose as the recordings do and read only 
   for (const std::size_t unused : {0, 3})
     std::ofstream(files[unused]) << fmt::format("# blocktune recorded space 1\n# kernel: k\n# problem: {}\n# device: {}\nconfig\n\"\n",
                                                  others[unused].problem, others[unused].device);
-  const OtherSizes other_sizes(files);
+  OtherSizes other_sizes(files);
   const auto transfer = other_sizes.nearest_size_transfer(tuned);
   REQUIRE(transfer);
   CHECK(transfer->index == expected->index);
   CHECK(transfer->index == 2);
   CHECK(transfer->transfer.configurations() == expected->transfer.configurations());
   CHECK(transfer->transfer.factor("block=1") == Approx(expected->transfer.factor("block=1")));
-  CHECK_FALSE(OtherSizes({}).nearest_size_transfer(tuned));
+  // Asked again for the same kernel, device and problem (a repeat), it answers without reading the file again.
+  std::filesystem::remove(files[2]);
+  const auto again = other_sizes.nearest_size_transfer(tuned);
+  REQUIRE(again);
+  CHECK(again->index == 2);
+  CHECK(again->transfer.factor("block=1") == Approx(transfer->transfer.factor("block=1")));
+  // Another size of the tuned kernel needs the rows again: the file's absence is named.
+  Recording other_size = tuned;
+  other_size.problem = "2048";
+  CHECK_THROWS_WITH(other_sizes.nearest_size_transfer(other_size), Catch::Contains("other-2.csv.gz"));
+  OtherSizes none({});
+  CHECK_FALSE(none.nearest_size_transfer(tuned));
   CHECK_THROWS_WITH(OtherSizes({dir / "missing.csv"}), Catch::Contains("missing.csv"));
 }

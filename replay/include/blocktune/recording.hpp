@@ -15,10 +15,12 @@
 #include <blocktune/transfer.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace blocktune {
@@ -104,17 +106,20 @@ std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording,
 // `replay run --sizes-from` gives): their notes are read at once, a file's
 // rows only when a replay asks for its measurements, nearest size first, as
 // tune reads its database's trials; many or large files cost the memory of
-// one. The constructor throws std::runtime_error naming a file it cannot read.
+// one. An answer is kept for the kernel, device and problem it was asked for,
+// so that replaying recordings of one size again (repeats, copies) reads no
+// file again. The constructor throws std::runtime_error naming a file it cannot read.
 class OtherSizes {
  public:
   explicit OtherSizes(std::vector<std::filesystem::path> files);
 
   // As the function above, among the files; `index` is the file's.
-  std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording) const;
+  std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording);
 
  private:
   std::vector<std::filesystem::path> files_;
   std::vector<Recording> notes_;  // per file: kernel, problem, device, no rows
+  std::map<std::tuple<std::string, std::string, std::string>, std::optional<NearestTransfer>> answers_;  // by kernel, device, problem
 };
 
 // ---- Recorded-space files ----
