@@ -54,16 +54,16 @@ SCORE_TARGET = 0.6
 # after it.
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
-                    "h100-held-out-16", "h200-held-out-17", "h200-held-out-18")
+                    "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19")
 # The correction by another problem size (`tune`'s default where its database holds one) was developed on every
 # recording before the fourteenth set (bench/results/search-calibration/size-transfer/); these were read after.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17", "h200-held-out-18")
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
 WITHOUT_WORK_KERNELS = ("pnpoly", "hotspot_small")
 WITHOUT_WORK_HELD_OUT_FOLDERS = ("h100-held-out-8", "h200-held-out-9", "h200-held-out-10", "h100-held-out-13",
-                                 "h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17", "h200-held-out-18")
+                                 "h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19")
 
 
 @functools.cache
@@ -336,6 +336,19 @@ def fmt(score):
     return "–" if score is None else f"{score:.2f}"
 
 
+def fmt_with_error(score, standard_error):
+    return "–" if score is None else f"{score:.2f} ±{standard_error:.2f}"
+
+
+def kt_standard_error(result):
+    """The standard error of a Kernel Tuner strategy's mean score over its seeds (its runs' scores)."""
+    scores = [r["score"] for r in result["runs"]]
+    if len(scores) < 2:
+        return 0.0
+    mean = sum(scores) / len(scores)
+    return math.sqrt(sum((x - mean) ** 2 for x in scores) / (len(scores) - 1) / len(scores))
+
+
 def short_name(sid):
     prefix, _, name = sid.partition("/")
     name = name.replace("-h100-80gb-hbm3", "").replace("gemm_cltune-", "gemm ").replace("pnpoly-", "pnpoly ")
@@ -410,6 +423,7 @@ def main():
         wall["corrected"] = blocktune_run(consistent, [default], args.seeds, False, corrected_file, other_sizes)
         with open(timing_file, "w") as f:
             json.dump(wall, f, indent=1)
+    require_standard_errors(model, model_file)
     require_standard_errors(no_model, no_model_file)
     with open(corrected_file) as f:
         corrected_by = by_space(require_standard_errors(json.load(f), corrected_file), consistent)
@@ -444,7 +458,7 @@ def main():
         for s, nm in bt_columns:
             entry = (no_model_by if nm else model_by)[sid]["strategies"].get(s)
             bt[(s, nm)] = entry["score"] if entry else None
-            row.append(fmt(bt[(s, nm)]))
+            row.append(fmt_with_error(entry["score"], entry["score_standard_error"]) if entry and s == default else fmt(bt[(s, nm)]))
         kts = {s: kt_scores.get(sid, {}).get(s, {}).get("mean_score") for s in kt_strategies}
         same = {s for s in kt_strategies if s in kt.PATCHED and kts[s] is None and facts["failed"] == 0}
         for s in same:  # a patch for failed configurations: the same search where nothing fails
@@ -470,7 +484,8 @@ def main():
             if not verdict.startswith("below"):
                 matched += 1
                 role["matched"] += 1
-        row += [f"{best[1]} {best[0]:.2f}" if best else "–", verdict]
+        best_error = kt_standard_error(kt_scores[sid][best[1]]) if best else None
+        row += [f"{best[1]} {fmt_with_error(best[0], best_error)}" if best else "–", verdict]
         lines.append("| " + " | ".join(row) + " |")
         scores_of[sid] = {"default": d, "kt": {s: v for s, v in kts.items() if s not in same}}
         headline.append((sid, d, best))
@@ -640,7 +655,8 @@ recordings without another size are as above). Held out here: the sets recorded 
 
 ## Table
 
-Mean methodology score over the seeds; the best Kernel Tuner strategy of each space in bold; `=`: the same
+Mean methodology score over the seeds (`±`: its standard error over the seeds, for the default and the best Kernel
+Tuner strategy); the best Kernel Tuner strategy of each space in bold; `=`: the same
 search as the column it patches (no configuration of the space fails). `bt` = blocktune,
 `KT` = Kernel Tuner {version}. Spaces: `public:` the published Kernel Tuner caches in `shared/spaces/public`
 (GEMM and pnpoly on four GPUs, not in this repository), `tests:` `tests/data/spaces` (today's stencil at
