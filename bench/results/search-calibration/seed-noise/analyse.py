@@ -1,13 +1,10 @@
-import json, os, sys, collections
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../experiments"))
+from compare_replays import load as load_with_errors  # noqa: E402
 d = sys.argv[1] if len(sys.argv) > 1 else "/tmp/s20/noise"
 def load(p):
-    j = json.load(open(p)); out = {}
-    for e in j["spaces"]:
-        o = e["space"]["origin"]
-        sid = o.split("/")[-1].replace(".csv.gz", "")
-        sid = sid.replace("__", "/") if "today-all" in o else ("/".join(o.split("/")[-2:])).replace(".csv.gz", "")
-        out[sid] = e["strategies"]["surrogate"]["score"]
-    return out, j["seeds"]
+    scores, seeds = load_with_errors(p)
+    return {sid: score for sid, (score, _) in scores.items()}, seeds
 a, seeds = load(f"{d}/as-recorded.json"); c, _ = load(f"{d}/corrected.json"); n, _ = load(f"{d}/no-model.json")
 keys = sorted(a)
 print(f"{len(keys)} spaces, {seeds} seeds")
