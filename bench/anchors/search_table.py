@@ -55,15 +55,21 @@ SCORE_TARGET = 0.6
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
                     "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19", "h200-held-out-20")
+
+
+def held_out_from(set_number):
+    """The held-out sets from the `set_number`th on (a folder's number ends its name)."""
+    return tuple(folder for folder in HELD_OUT_FOLDERS if int(folder.rsplit("-", 1)[1]) >= set_number)
+
+
 # The correction by another problem size (`tune`'s default where its database holds one) was developed on every
 # recording before the fourteenth set (bench/results/search-calibration/size-transfer/); these were read after.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19", "h200-held-out-20")
+SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(14)
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
 WITHOUT_WORK_KERNELS = ("pnpoly", "hotspot_small")
-WITHOUT_WORK_HELD_OUT_FOLDERS = ("h100-held-out-8", "h200-held-out-9", "h200-held-out-10", "h100-held-out-13",
-                                 "h200-held-out-14", "h100-held-out-15", "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19", "h200-held-out-20")
+WITHOUT_WORK_HELD_OUT_FOLDERS = held_out_from(8)
 
 
 @functools.cache
