@@ -1,6 +1,6 @@
 #!/bin/bash
 # The five replays of README.md, 100 seeds each on the 241 example-kernel recordings (about 25 s each), then gzip.
-# /tmp/blocktune-floor: bash build_scratch.sh transfer-with-floor.cpp.txt /tmp/blocktune-floor (after cp to a .cpp name)
+# /tmp/blocktune-floor: cp transfer-with-floor.cpp.txt /tmp/transfer.cpp && bash ../../shortlist-not-kept/build_scratch.sh /tmp/transfer.cpp /tmp/blocktune-floor
 cd /work/main
 D=bench/results/search-calibration/size-transfer/floor-not-kept
 R=bench/results/search-calibration/size-transfer/hedge-not-kept/run_corrected.py
