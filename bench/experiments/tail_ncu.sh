@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# How a launch's last blocks finish on the small held-out stencil grids (issue 18, item 3; bench/results/model/README.md,
+# "The stencil on the held-out sets"): for the optimum's coding of three of them, z_chunk 8 to 64, blocktune's own
+# timing and Nsight Compute's per-SM activity of one launch: the launch's elapsed cycles against the mean and the
+# least active SM's, which is the idle time at the end that the model's tail term estimates. On the GPU machine:
+#   BIN=.carry/bin OUT=/tmp/out bash bench/experiments/tail_ncu.sh
+source "$(dirname "$0")/../gpu/common.sh"
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
+NCU="ncu --clock-control none --target-processes all --kernel-name stencil3d --launch-skip 3 --launch-count 1 --csv --page raw"
+METRICS="gpu__time_duration.sum,sm__cycles_elapsed.max,sm__cycles_active.avg,sm__cycles_active.min,sm__cycles_active.max,launch__grid_size,launch__waves_per_multiprocessor,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed"
+profile() {  # NAME KERNEL PROBLEM CONFIG
+  local name=$1 kernel=$2 problem=$3 config=$4
+  step "$name: timing" "'$BIN/blocktune' measure $kernel -p $problem -c '$config' 2>&1 | tail -2"
+  step "$name: ncu" "$NCU --metrics $METRICS '$BIN/blocktune' measure $kernel -p $problem -c '$config' --repeats 5 > $OUT/$name.csv 2> $OUT/$name.err; grep -c stencil3d $OUT/$name.csv"
+}
+for z in 8 16 32 64; do
+  profile r3-256-z$z stencil3d_r3 256x256x256 "block_x=64,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=$z,vx=4,py=2,fused_steps=1,carveout=100"
+  profile r4-256-z$z stencil3d_r4 256x256x256 "block_x=32,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=$z,vx=4,py=2,fused_steps=1,carveout=-1"
+  profile r3-384-z$z stencil3d_r3 384x256x256 "block_x=32,block_y=4,block_z=1,strategy=RING,zloop=REG,z_chunk=$z,vx=4,py=2,fused_steps=1,carveout=-1"
+done
