@@ -6,15 +6,16 @@
 #   BIN=.carry/bin OUT=/tmp/out bash bench/experiments/tail_ncu.sh
 source "$(dirname "$0")/../gpu/common.sh"
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
-NCU="ncu --clock-control none --target-processes all --kernel-name stencil3d --launch-skip 3 --launch-count 1 --csv --page raw"
 METRICS="gpu__time_duration.sum,sm__cycles_elapsed.max,sm__cycles_active.avg,sm__cycles_active.min,sm__cycles_active.max,launch__grid_size,launch__waves_per_multiprocessor,launch__occupancy_limit_registers,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed"
-profile() {  # NAME KERNEL PROBLEM CONFIG
-  local name=$1 kernel=$2 problem=$3 config=$4
-  step "$name: timing" "'$BIN/blocktune' measure $kernel -p $problem -c '$config' 2>&1 | tail -2"
-  step "$name: ncu" "$NCU --metrics $METRICS '$BIN/blocktune' measure $kernel -p $problem -c '$config' --repeats 5 > $OUT/$name.csv 2> $OUT/$name.err; grep -c stencil3d $OUT/$name.csv"
-}
+# name, kernel, problem and the optimum's configuration less its z_chunk (Z)
+CASES=("r3-256 stencil3d_r3 256x256x256 block_x=64,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=Z,vx=4,py=2,fused_steps=1,carveout=100"
+       "r4-256 stencil3d_r4 256x256x256 block_x=32,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=Z,vx=4,py=2,fused_steps=1,carveout=-1"
+       "r3-384 stencil3d_r3 384x256x256 block_x=32,block_y=4,block_z=1,strategy=RING,zloop=REG,z_chunk=Z,vx=4,py=2,fused_steps=1,carveout=-1")
 for z in 8 16 32 64; do
-  profile r3-256-z$z stencil3d_r3 256x256x256 "block_x=64,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=$z,vx=4,py=2,fused_steps=1,carveout=100"
-  profile r4-256-z$z stencil3d_r4 256x256x256 "block_x=32,block_y=8,block_z=1,strategy=RING,zloop=REG,z_chunk=$z,vx=4,py=2,fused_steps=1,carveout=-1"
-  profile r3-384-z$z stencil3d_r3 384x256x256 "block_x=32,block_y=4,block_z=1,strategy=RING,zloop=REG,z_chunk=$z,vx=4,py=2,fused_steps=1,carveout=-1"
+  for entry in "${CASES[@]}"; do
+    read -r name kernel problem config <<< "$entry"
+    run="'$BIN/blocktune' measure $kernel -p $problem -c '${config/z_chunk=Z/z_chunk=$z}'"
+    step "$name-z$z: timing" "$run 2>&1 | tail -2"
+    step "$name-z$z: ncu" "ncu --clock-control none --target-processes all --kernel-name stencil3d --launch-skip 3 --launch-count 1 --csv --page raw --metrics $METRICS $run --repeats 5 > $OUT/$name-z$z.csv 2> $OUT/$name-z$z.err; grep -c stencil3d $OUT/$name-z$z.csv"
+  done
 done
