@@ -7,8 +7,7 @@
 The correction is fitted as bench/experiments/train_residual.py fits it (its `fit`, the hyperparameters it chose for
 kernels/stencil3d_residual.json) on the six one-step H200 spaces it is fitted on today; each line gives a recording's
 Spearman and the best measured time among the model's top 10 over the optimum, FIT marking the spaces fitted on; the
-last line sums up the others. `load` and `variant_line` serve the emulations beside it (../tail-ncu/measured_tail.py,
-prologue_steps.py), which change the analytic time and call them.
+last line sums up the others. Its functions serve the other scripts here and ../tail-ncu/measured_tail.py.
 """
 import os
 import sys
@@ -34,14 +33,33 @@ def load(path):
     return df
 
 
-def refit(df, fit_on):
-    """Per recording (space, Spearman, best of the top 10 / optimum), the correction refitted on `fit_on`."""
+def throughput(df):
+    """The throughput-bound time of each row's terms: model.cpp's soft maximum (kOverlapExponent 6)."""
+    return (df.dram**6 + df.l2**6 + df.l1**6 + df.shared**6 + df.issue**6) ** (1 / 6)
+
+
+def refit(df, fit_on, params=PARAMS, features=tuple(tr.FEATURES)):
+    """Per recording (space, Spearman, best of the top 10 / optimum), the correction refitted on `fit_on` with
+    train_residual.py's `fit` (`params`) over the columns `features`."""
     df = df.copy()
     df["y"] = np.log(df.measured_s / df.analytic_s)
     df["y"] -= df.groupby("space").y.transform("mean")
-    model = tr.fit(df[df.space.isin(fit_on) & (df.steps == 1)], PARAMS)
-    df["predicted"] = df.analytic_s * np.where(df.steps == 1, np.exp(model.predict(df[tr.FEATURES].values)), 1.0)
+    trained_on, tr.FEATURES = tr.FEATURES, list(features)  # fit() reads the module's feature columns
+    try:
+        model = tr.fit(df[df.space.isin(fit_on) & (df.steps == 1)], params)
+    finally:
+        tr.FEATURES = trained_on
+    df["predicted"] = df.analytic_s * np.where(df.steps == 1, np.exp(model.predict(df[list(features)].values)), 1.0)
     return [(space,) + tuple(tr.figures(d.predicted.values, d.measured_s.values)) for space, d in df.groupby("space")]
+
+
+def analytic_figures(df):
+    """Per recording (space, Spearman, best of the top 10 / optimum) of the analytic model alone."""
+    return [(space,) + tuple(tr.figures(d.analytic_s.values, d.measured_s.values)) for space, d in df.groupby("space")]
+
+
+def misses(figures):
+    return [(space.split("/")[-1][:26], round(top10, 3)) for space, _, top10 in figures if top10 > 1.03]
 
 
 def summary(figures):
@@ -53,10 +71,8 @@ def summary(figures):
 def variant_line(label, df):
     """One line for an emulated variant (df with its analytic_s): the analytic model alone on every recording, then
     the correction refitted on the six and scored on the others, with the misses."""
-    analytic = [(space,) + tuple(tr.figures(d.analytic_s.values, d.measured_s.values)) for space, d in df.groupby("space")]
     held_out = [f for f in refit(df, FITTED_ON) if f[0] not in FITTED_ON]
-    misses = [(space.split("/")[-1][:26], round(top10, 3)) for space, _, top10 in held_out if top10 > 1.03]
-    return f"{label} analytic: {summary(analytic)} | corrected, held out: {summary(held_out)} | misses {misses}"
+    return f"{label} analytic: {summary(analytic_figures(df))} | corrected, held out: {summary(held_out)} | misses {misses(held_out)}"
 
 
 def main():

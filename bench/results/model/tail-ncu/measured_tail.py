@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../
 import refit  # noqa: E402
 
 df = refit.load(sys.argv[1])
-throughput = (df.dram**6 + df.l2**6 + df.l1**6 + df.shared**6 + df.issue**6) ** (1 / 6)  # model.cpp's soft maximum
+throughput = refit.throughput(df)
 waves = np.exp(df.f9)
 flat = np.where(waves <= 4, 0.136 * throughput, 0.5 * throughput / waves)  # an idle share of 0.12 up to four waves
 partial = np.where((waves > 1) & (waves < 2), (np.ceil(waves) - waves) / waves * 0.5, 0) * throughput
