@@ -55,7 +55,7 @@ SCORE_TARGET = 0.6
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
                     "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19", "h200-held-out-20",
-                    "h200-held-out-21")
+                    "h200-held-out-21", "h200-held-out-22")
 
 
 def held_out_from(set_number):
