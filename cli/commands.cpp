@@ -296,11 +296,13 @@ Simulation recorded_simulation(const std::filesystem::path& file, const std::str
                            time ? "" : fmt::format("failed in the recording ({})", recording.outcome[i])};
     results->emplace(recording.space.configs[i].to_string(), std::move(m));
   }
-  return {require_arch_profile(arch), [results, name = file.filename().string()](const Config& config) {
+  return {require_arch_profile(arch),
+          [results, name = file.filename().string()](const Config& config) {
             const auto found = results->find(config.to_string());
             if (found != results->end()) return found->second;
             return SimulatedMeasurement{Outcome::runtime_fault, 0, 0, fmt::format("not in the recorded space {}", name)};
-          }};
+          },
+          recording.l2_flushed};
 }
 
 // One trial of a tuning run as a JSON object, for --trace.
@@ -346,7 +348,7 @@ int tune(const TuneArgs& args) {
   options.compile_timeout_seconds = args.compile_timeout;
   options.lookahead = args.lookahead;
   options.simulation = simulation;
-  options.timing.flush_l2 = args.flush_l2;
+  options.timing.flush_l2 = simulation ? simulation->l2_flushed : args.flush_l2;
   options.compile_threads = args.threads;
   options.isolate = !args.in_process;
   options.timeout_floor_seconds = args.timeout_floor;
@@ -355,10 +357,11 @@ int tune(const TuneArgs& args) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   const DeviceInfo device = simulation ? simulation->device : query_device(args.device);
-  fmt::print("tuning {} on {}, problem {}, strategy {}{} (seed {}), into {}\n", kernel.name,
+  fmt::print("tuning {} on {}, problem {}, strategy {}{} (seed {}), timed with the L2 {}, into {}\n", kernel.name,
              simulation ? fmt::format("{} simulated from {}", device.name, args.simulate.string())
                         : fmt::format("GPU {} ({})", args.device, device.name),
-             problem.to_string(), options.strategy, options.use_model ? "" : " without the model", options.seed, args.database.string());
+             problem.to_string(), options.strategy, options.use_model ? "" : " without the model", options.seed,
+             options.timing.flush_l2 ? "flushed before each launch" : "warm (--warm-l2)", args.database.string());
   std::fflush(stdout);  // before the progress lines on stderr
   std::FILE* trace = nullptr;
   if (!args.trace.empty() && !(trace = std::fopen(args.trace.c_str(), "w")))
@@ -428,7 +431,7 @@ int measure(const MeasureArgs& args) {
   const KernelDescription kernel = command_kernel(args.kernel, args.spec);
   const ProblemSize problem = command_problem(kernel, args.problem, args.time_steps);
   const Config config = Config::parse(args.config.empty() ? kernel.default_config : args.config);
-  TimingOptions timing;
+  TimingOptions timing{.flush_l2 = args.flush_l2};
   if (args.repeats > 0) {
     timing.min_repeats = timing.max_repeats = args.repeats;
     timing.max_seconds = 1e9;

@@ -50,7 +50,7 @@ struct TuneArgs {
   unsigned lookahead = 0;
   std::filesystem::path simulate;  // a recorded space answers instead of a GPU
   std::string simulate_arch = "sm_90";
-  bool flush_l2 = false;
+  bool flush_l2 = true;
   bool no_cache = false;
   unsigned threads = 0;
   std::filesystem::path trace;  // JSON lines, one per trial; empty: none
@@ -63,6 +63,7 @@ struct MeasureArgs {
   std::filesystem::path spec;
   int device = 0;
   int repeats = 0;
+  bool flush_l2 = true;
   bool no_cache = false;
 };
 

@@ -154,7 +154,9 @@ int blocktune::cli::run(int argc, char** argv) {
                    "... or after this multiple of the best median so far times its launches, if longer")->default_val(20)->check(positive());
   tune->add_flag("--in-process", tune_args.in_process,
                  "measure in this process, not in a worker process (a kernel that faults then ends the run)");
-  tune->add_flag("--flush-l2", tune_args.flush_l2, "flush the L2 cache before each timed launch");
+  tune->add_flag("--flush-l2,!--warm-l2", tune_args.flush_l2,
+                 "flush the L2 cache before each timed launch (the default: reproducible times); --warm-l2 times each launch with "
+                 "the L2 as the previous one left it, as an application whose data stays in L2 runs it");
   tune->add_flag("--no-cache", tune_args.no_cache, "compile everything again, ignoring the variant cache");
   tune->add_option("--threads,-j", tune_args.threads, "compile workers (default: all cores)");
   tune->callback([&] { status = cli::tune(tune_args); });
@@ -168,6 +170,7 @@ int blocktune::cli::run(int argc, char** argv) {
   add_time_steps(*measure, measure_args.time_steps);
   measure->add_option("--device,-d", measure_args.device, "GPU ordinal")->default_val(0)->check(at_least(0));
   measure->add_option("--repeats", measure_args.repeats, "timed launches (default: until the median is stable)")->check(at_least(1));
+  measure->add_flag("--flush-l2,!--warm-l2", measure_args.flush_l2, "flush the L2 cache before each timed launch (the default, as tune)");
   measure->add_flag("--no-cache", measure_args.no_cache, "compile again, ignoring the variant cache");
   measure->callback([&] { status = cli::measure(measure_args); });
 

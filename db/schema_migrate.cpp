@@ -188,6 +188,13 @@ constexpr const char* counts_work_migration = R"sql(
 ALTER TABLE kernels ADD COLUMN counts_work INTEGER CHECK (counts_work IN (0, 1));
 )sql";
 
+// 6 -> 7: whether a trial's timed launches each followed an L2 flush (tune's
+// default from this version on); every trial before was timed with the L2 as
+// the previous launch left it.
+constexpr const char* l2_flushed_migration = R"sql(
+ALTER TABLE trials ADD COLUMN l2_flushed INTEGER NOT NULL DEFAULT 0 CHECK (l2_flushed IN (0, 1));
+)sql";
+
 void apply_migration(const sqlite::Connection& db, int from_version) {
   if (from_version < static_cast<int>(sql_migrations.size())) {
     db.exec(sql_migrations[static_cast<std::size_t>(from_version)]);
@@ -195,8 +202,10 @@ void apply_migration(const sqlite::Connection& db, int from_version) {
     add_compile_timeout_outcome(db);
   } else if (from_version + 1 == time_steps_version) {
     db.exec(time_steps_migration);
-  } else {
+  } else if (from_version + 1 == counts_work_version) {
     db.exec(counts_work_migration);
+  } else {
+    db.exec(l2_flushed_migration);
   }
 }
 

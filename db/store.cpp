@@ -192,6 +192,7 @@ TrialRecord read_trial(const sqlite::Cursor& row, int first, const std::filesyst
   trial.metric_unit = row.text(next());
   if (const int predicted = next(); !row.is_null(predicted)) trial.predicted_ms = row.real(predicted);
   trial.steps_per_launch = row.int64(next());
+  trial.l2_flushed = row.integer(next()) != 0;
   return trial;
 }
 
@@ -204,6 +205,7 @@ std::string trial_select_list(int schema_version) {
     rest = comma == rest.npos ? std::string_view() : rest.substr(comma + 2);
     if (column == "predicted_ms" && schema_version < schema::predicted_ms_version) column = "NULL";
     if (column == "steps_per_launch" && schema_version < schema::time_steps_version) column = "1";
+    if (column == "l2_flushed" && schema_version < schema::l2_flushed_version) column = "0";
     list.append(list.empty() ? "" : ", ").append(column);
   }
   return list;
@@ -259,6 +261,9 @@ Store::Impl::Impl(sqlite::Connection connection)
       ok_launches(db.prepare(R"sql(
         SELECT id, config, block_x, block_y, block_z, carveout, steps_per_launch, median_ms FROM trials
         WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND outcome = 'ok'
+          -- timed as ?4 says, else as the latest measurement was: flushed and warm times do not compare
+          AND l2_flushed = coalesce(?4, (SELECT l2_flushed FROM trials WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3
+                                         AND outcome = 'ok' ORDER BY timestamp DESC, id DESC LIMIT 1))
         ORDER BY median_ms, min_ms, config)sql")),
       default_config(db.prepare("SELECT default_config FROM kernels WHERE id = ?1")),
       learn_default_shape(db.prepare(
@@ -373,7 +378,7 @@ void Store::Impl::write_trial(std::int64_t device_id, std::int64_t kernel_id, st
                    t.spread, t.registers, t.static_smem, t.dynamic_smem, t.local_bytes, t.spill_stores,
                    t.spill_loads, t.blocks_per_sm, t.occupancy, t.limiting_factor, t.compile_s, t.verify_s,
                    t.benchmark_s, t.timestamp != 0 ? t.timestamp : now(), t.blocktune_version, t.sm_clock_mhz,
-                   t.metric, t.metric_unit, t.predicted_ms, t.steps_per_launch);
+                   t.metric, t.metric_unit, t.predicted_ms, t.steps_per_launch, t.l2_flushed ? 1 : 0);
 }
 
 void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
@@ -384,11 +389,12 @@ void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64
 
 std::optional<Winner> Store::Impl::recompute_winner(std::int64_t device_id, std::int64_t kernel_id,
                                                     std::int64_t problem_id, std::string_view default_text,
-                                                    std::int64_t time_steps) {
+                                                    std::int64_t time_steps, std::optional<bool> l2_flushed) {
   // Fastest first, so that of equal plans the fastest launch wins.
   std::vector<std::int64_t> trial_ids;
   std::vector<StepLaunch> launches;
-  for (auto rows = ok_launches.query(device_id, kernel_id, problem_id); rows.next();) {
+  const std::optional<int> flushed = l2_flushed ? std::optional(*l2_flushed ? 1 : 0) : std::nullopt;
+  for (auto rows = ok_launches.query(device_id, kernel_id, problem_id, flushed); rows.next();) {
     trial_ids.push_back(rows.int64(0));
     launches.push_back({rows.text(1), LaunchShape{{rows.integer(2), rows.integer(3), rows.integer(4)}, rows.integer(5)},
                         rows.int64(6), rows.real(7)});
@@ -417,10 +423,11 @@ std::optional<Winner> Store::Impl::recompute_winner(std::int64_t device_id, std:
 }
 
 std::optional<Winner> Store::update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                           std::string_view default_config, std::int64_t time_steps) {
+                                           std::string_view default_config, std::int64_t time_steps,
+                                           std::optional<bool> l2_flushed) {
   if (time_steps < 1) throw std::invalid_argument(fmt::format("{} time steps: a problem runs at least one", time_steps));
   sqlite::Transaction transaction(impl_->db);
-  auto winner = impl_->recompute_winner(device_id, kernel_id, problem_id, default_config, time_steps);
+  auto winner = impl_->recompute_winner(device_id, kernel_id, problem_id, default_config, time_steps, l2_flushed);
   transaction.commit();
   return winner;
 }

@@ -54,7 +54,7 @@ inline constexpr std::string_view trial_columns =
     "config, block_x, block_y, block_z, carveout, outcome, message, samples_ms, median_ms, min_ms, mean_ms, "
     "spread, registers, static_smem, dynamic_smem, local_bytes, spill_stores, spill_loads, blocks_per_sm, "
     "occupancy, limiting_factor, compile_s, verify_s, benchmark_s, timestamp, blocktune_version, sm_clock_mhz, "
-    "metric, metric_unit, predicted_ms, steps_per_launch";
+    "metric, metric_unit, predicted_ms, steps_per_launch, l2_flushed";
 
 // trial_columns as a select list for a database of schema_version: readers
 // do not migrate, so a column added after that version is read as NULL.
@@ -95,7 +95,8 @@ struct Store::Impl {
 
   // Without a transaction of its own: update_winner and imports wrap it.
   std::optional<Winner> recompute_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                         std::string_view default_config, std::int64_t time_steps);
+                                         std::string_view default_config, std::int64_t time_steps,
+                                         std::optional<bool> l2_flushed = std::nullopt);
   std::int64_t find_or_add_problem(std::int64_t kernel_id, const std::string& dims);
   void write_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const TrialRecord&);
   ImportStats apply(const Dump& dump, const ImportProgress& progress);  // in one transaction

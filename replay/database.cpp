@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <ranges>
 #include <stdexcept>
 #include <tuple>
 
@@ -42,6 +43,13 @@ Recording to_recording(const StoredSession& session, const std::vector<KernelRec
     recording.default_config = kernel->default_config;
     recording.predictions_count_work = kernel->counts_work.value_or(true);  // unknown: as before it was stored
   }
+  // Flushed and warm times do not compare: a recorded space holds one kind.
+  auto timed = session.trials | std::views::filter([](const TrialRecord& t) { return t.outcome == Outcome::ok; });
+  recording.l2_flushed = std::ranges::any_of(timed, &TrialRecord::l2_flushed);
+  if (recording.l2_flushed && !std::ranges::all_of(timed, &TrialRecord::l2_flushed))
+    throw std::runtime_error(fmt::format("{} {} on {}: some of its trials were timed with the L2 flushed and some warm; tune it "
+                                         "again to measure them one way",
+                                         session.summary.kernel, session.summary.problem.to_string(), session.summary.device_name));
   for (const TrialRecord& trial : session.trials) {
     // Never measured, never compiled: outside the space a strategy searches.
     if (trial.outcome == Outcome::rejected_by_constraint) continue;

@@ -24,6 +24,8 @@ constexpr std::string_view kMagic = "# blocktune recorded space ";
 constexpr int kFormatVersion = 1;
 // The note of predictions that count no work (Recording::predictions_count_work).
 constexpr std::string_view kWithoutWorkCounts = "without work counts";
+// The note of times measured after an L2 flush (Recording::l2_flushed).
+constexpr std::string_view kFlushed = "flushed";
 
 // The columns in the order written; the optional ones only where known.
 enum Column : std::size_t { kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kPredictedS, kColumnCount };
@@ -118,6 +120,7 @@ std::string format_recording(const Recording& recording) {
                                     {"device", &recording.device}, {"default", &recording.default_config}})
     if (!value->empty()) text += fmt::format("# {}: {}\n", key, *value);
   if (!recording.predictions_count_work) text += fmt::format("# predictions: {}\n", kWithoutWorkCounts);
+  if (recording.l2_flushed) text += fmt::format("# l2: {}\n", kFlushed);
 
   const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty(),
              has_prediction = !recording.predicted_seconds.empty();
@@ -152,12 +155,13 @@ void parse_notes(CsvReader& csv, Recording& recording) {
     throw std::runtime_error(
         fmt::format("format version {} is not supported (this blocktune reads {})", version, kFormatVersion));
 
-  std::string predictions;
+  std::string predictions, l2;
   const std::map<std::string_view, std::string*> notes = {{"kernel", &recording.kernel},
                                                            {"problem", &recording.problem},
                                                            {"device", &recording.device},
                                                            {"default", &recording.default_config},
-                                                           {"predictions", &predictions}};
+                                                           {"predictions", &predictions},
+                                                           {"l2", &l2}};
   for (; !csv.at_end() && csv.peek_line().starts_with('#'); csv.skip_line()) {
     const std::string_view note = csv.peek_line().substr(1);
     const std::size_t start = note.find_first_not_of(' '), colon = note.find(": ");
@@ -168,6 +172,8 @@ void parse_notes(CsvReader& csv, Recording& recording) {
   if (!predictions.empty() && predictions != kWithoutWorkCounts)
     throw std::runtime_error(fmt::format("the note '# predictions: {}' is not known (known: '{}')", predictions, kWithoutWorkCounts));
   recording.predictions_count_work = predictions.empty();
+  if (!l2.empty() && l2 != kFlushed) throw std::runtime_error(fmt::format("the note '# l2: {}' is not known (known: '{}')", l2, kFlushed));
+  recording.l2_flushed = !l2.empty();
 }
 
 }  // namespace
@@ -319,7 +325,9 @@ std::optional<NearestTransfer> nearest_among(const Recording& recording, std::si
   std::vector<std::vector<std::int64_t>> sizes;
   for (std::size_t i = 0; i < count; ++i) {
     const Recording& other = notes_of(i);
-    if (other.kernel != recording.kernel || other.device != recording.device || other.problem == recording.problem) continue;
+    if (other.kernel != recording.kernel || other.device != recording.device || other.problem == recording.problem ||
+        other.l2_flushed != recording.l2_flushed)
+      continue;
     if (auto other_dims = dimensions_of(other)) {
       candidates.push_back(i);
       sizes.push_back(std::move(*other_dims));

@@ -108,7 +108,8 @@ std::string render_csv(const std::vector<Session>& sessions) {
       "message",       "samples_ms",        "median_ms",       "min_ms",      "mean_ms",      "spread",
       "registers",     "static_smem",       "dynamic_smem",    "local_bytes", "spill_stores", "spill_loads",
       "blocks_per_sm", "occupancy",         "limiting_factor", "compile_s",   "verify_s",     "benchmark_s",
-      "timestamp",     "blocktune_version", "sm_clock_mhz",    "metric",      "metric_unit",  "steps_per_launch"};
+      "timestamp",     "blocktune_version", "sm_clock_mhz",    "metric",      "metric_unit",  "steps_per_launch",
+      "l2_flushed"};
   // Next to the measured median, when the model predicted any of the trials.
   const bool predicted = std::ranges::any_of(sessions, &Session::has_predictions);
   const auto predicted_column = std::ranges::find(header, "median_ms") - header.begin() + 1;
@@ -158,7 +159,8 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       measured(std::to_string(t.sm_clock_mhz)),
                                       measured(exact_text(t.metric)),
                                       measured(t.metric_unit),
-                                      std::to_string(t.steps_per_launch)};
+                                      std::to_string(t.steps_per_launch),
+                                      measured(t.l2_flushed ? "1" : "0")};
       if (predicted)
         fields.insert(fields.begin() + predicted_column, t.predicted_ms ? exact_text(*t.predicted_ms) : std::string());
       const Parameters parameters = parse_config_text(t.config);

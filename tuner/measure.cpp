@@ -146,6 +146,7 @@ class MeasurementSession::Impl {
 
   TrialRecord measure(const PlanEntry& entry, const TimingOptions& timing) {
     TrialRecord trial = static_trial(entry);
+    trial.l2_flushed = timing.flush_l2;
     try {
       auto start = Clock::now();
       fit_buffers(entry.config);

@@ -45,10 +45,10 @@ std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_
 // to `problem` that has enough configurations to say something
 // (SizeTransfer::from), with the model's predictions there recomputed by
 // today's model and each variant's recorded resources; leaves them empty where
-// there is none.
+// there is none. Only trials timed with the L2 as this run times it count.
 template <typename PredictPerStep>
 void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const ProblemSize& problem,
-                        const PredictPerStep& predicted_per_step, TuneResult& result) {
+                        bool l2_flushed, const PredictPerStep& predicted_per_step, TuneResult& result) {
   std::vector<std::pair<std::int64_t, ProblemSize>> others = store.measured_problems(device_id, kernel_id);
   std::erase_if(others, [&](const auto& other) { return other.first == problem_id; });
   std::vector<std::vector<std::int64_t>> sizes;
@@ -56,7 +56,7 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
   auto nearest = nearest_size_transfer(sizes, problem.dims, [&](std::size_t i) {
     std::vector<MeasuredAndPredicted> measured;
     for (const TrialRecord& trial : store.trials(device_id, kernel_id, others[i].first)) {
-      if (trial.outcome != Outcome::ok) continue;
+      if (trial.outcome != Outcome::ok || trial.l2_flushed != l2_flushed) continue;
       const ResourceUsage usage{.registers = trial.registers, .static_smem = trial.static_smem, .stack_bytes = trial.local_bytes,
                                 .spill_stores = trial.spill_stores, .spill_loads = trial.spill_loads};
       Config config;
@@ -224,6 +224,8 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   const std::int64_t kernel_id = store.upsert_kernel(record);
   const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
   std::map<std::string, TrialRecord> stored = stored_trials(store, device_id, kernel_id, problem_id);
+  // A time measured with the L2 the other way does not compare with this run's: measured again.
+  std::erase_if(stored, [&](const auto& entry) { return entry.second.outcome == Outcome::ok && entry.second.l2_flushed != options.timing.flush_l2; });
 
   const auto worker_program = find_worker_executable();
   CompilePool pool(compiler, {.workers = options.compile_threads, .timeout_seconds = options.compile_timeout_seconds,
@@ -286,7 +288,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   };
   // Corrected by what the nearest other size of the kernel measured on this
   // device, where the store has one (search/include/blocktune/transfer.hpp).
-  if (options.use_model && options.transfer_sizes) find_size_transfer(store, device_id, kernel_id, problem_id, problem, predicted_per_step, result);
+  if (options.use_model && options.transfer_sizes) find_size_transfer(store, device_id, kernel_id, problem_id, problem, options.timing.flush_l2, predicted_per_step, result);
   const std::optional<SizeTransfer>& transfer = result.transfer;
   const auto transfer_factor = [&](const Config& config) { return transfer ? transfer->factor(config.to_string()) : 1.0; };
   const ModelScores model_scores{[&](std::uint64_t index) { return predicted_per_step(space.at(index), problem, std::nullopt); }, true,
@@ -427,6 +429,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
           trial = measurer->measure(entry, std::move(trial), timeout);
         }
       }
+      trial.l2_flushed = options.timing.flush_l2;  // also for a configuration that never ran: this run's
       store.add_trial(device_id, kernel_id, problem_id, trial);
       ++result.measured;
       if (result.first_measurement_seconds < 0) result.first_measurement_seconds = seconds_since(start);
@@ -459,7 +462,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   result.worker_restarts = measurer->restarts();
   result.compile_restarts = pool.worker_restarts();
   if (favourite) store.set_arch_default(kernel.name, device.cc_major, device.cc_minor, favourite->second.config, favourite->second.shape);
-  result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config, problem.time_steps);
+  result.winner = store.update_winner(device_id, kernel_id, problem_id, kernel.default_config, problem.time_steps, options.timing.flush_l2);
   return result;
 }
 

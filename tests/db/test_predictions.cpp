@@ -90,6 +90,43 @@ TEST_CASE("predicted times go through the store, JSON export, import and merge")
   CHECK_FALSE(trials[1].predicted_ms.has_value());
 }
 
+// Schema version 7: whether a trial was timed after an L2 flush. The two kinds
+// of time do not compare, so a winner is chosen among the trials timed one
+// way: as the run asks, else as the latest measurement was.
+TEST_CASE("how the L2 was left before timing goes through the store and its exports, and decides which trials a winner comes from") {
+  TempDir dir;
+  const auto file = dir / "a.db";
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device(h100());
+    const auto kernel = store.upsert_kernel(stencil());
+    const auto problem = store.upsert_problem(kernel, cube);
+    TrialRecord warm = trial(64, 1, 1, 0.5);  // faster, but warm: an older run's
+    warm.timestamp = 100;
+    store.add_trial(device, kernel, problem, warm);
+    TrialRecord flushed = trial(32, 4, 1, 0.75);
+    flushed.l2_flushed = true;
+    flushed.timestamp = 200;
+    store.add_trial(device, kernel, problem, flushed);
+    CHECK(store.update_winner(device, kernel, problem)->config == flushed.config);
+    warm.timestamp = 300;  // measured warm again, last: the warm trials decide
+    store.add_trial(device, kernel, problem, warm);
+    CHECK(store.update_winner(device, kernel, problem)->config == warm.config);
+    CHECK(store.update_winner(device, kernel, problem, {}, 1, true)->config == flushed.config);  // as a flushed run asks
+  }
+  const std::string json = exported(file);
+  CHECK(json.find("\"l2_flushed\":true") != std::string::npos);
+  CHECK(json.find("\"l2_flushed\":false") != std::string::npos);
+  const auto imported = dir / "b.db";
+  std::istringstream in(json);
+  Store::open(imported).import_json(in, "a.json");
+  CHECK(exported(imported) == json);
+  const auto trials = read_database(imported).sessions.at(0).trials;
+  REQUIRE(trials.size() == 2);
+  CHECK_FALSE(trials[0].l2_flushed);
+  CHECK(trials[1].l2_flushed);
+}
+
 TEST_CASE("an export without predicted times imports with none, and a bad one is refused") {
   TempDir dir;
   const auto file = dir / "t.db";
@@ -121,6 +158,7 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
   REQUIRE(old.sessions.size() == 1);
   CHECK(old.sessions[0].trials.size() == 3840);
   CHECK_FALSE(any_prediction(old));
+  CHECK(std::ranges::none_of(old.sessions[0].trials, &TrialRecord::l2_flushed));
   CHECK(old.device_metrics.at(std::string(h200_uuid)).at(0).value == 4215);
   const std::string old_export = exported(file);
   CHECK(old_export.find("\"predicted_ms\":null") != std::string::npos);
@@ -145,10 +183,11 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
     predicted.predicted_ms = 0.42;
     store.add_trial(1, 1, 1, predicted);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 6);  // and on to the current version
+  CHECK(query_int(file, "PRAGMA user_version") == 7);  // and on to the current version
   CHECK(query_int(file, "SELECT count(*) FROM kernels WHERE counts_work IS NULL") == 1);  // version 6: not known before
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
+  CHECK(query_int(file, "SELECT count(*) FROM trials WHERE l2_flushed = 0") == 3840);  // version 7: timed warm before
   CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM device_metrics") == 1);
   CHECK(check_database(file).ok());
@@ -175,7 +214,7 @@ TEST_CASE("a version 3 database is read as it is, and accepts compile timeouts o
     timed_out.message = "did not compile within 300 s (--compile-timeout)";
     store.add_trial(1, 1, 1, timed_out);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 6);
+  CHECK(query_int(file, "PRAGMA user_version") == 7);
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3841);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE outcome = 'compile_timeout'") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == winners);

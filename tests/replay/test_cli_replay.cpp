@@ -66,6 +66,36 @@ TEST_CASE("replay export-space writes a session as a recorded space") {
   CHECK_THAT(unknown.err, Catch::Contains("no tuning session of kernel huge") && Catch::Contains("tiny 128x128"));
 }
 
+// Times measured after an L2 flush are noted in the recorded space; a session
+// timed both ways is not one recorded space, and its export says so.
+TEST_CASE("replay export-space notes a session timed after L2 flushes, and refuses one timed both ways") {
+  const TempDir dir;
+  const auto database = dir / "tiny.db";
+  make_tiny_database(database, false);
+  {
+    Store store = Store::open(database);
+    for (TrialRecord t : store.trials(1, 1, 1)) {
+      t.l2_flushed = true;
+      store.add_trial(1, 1, 1, t);
+    }
+    TrialRecord warm = store.trials(1, 1, 2).front();  // 128x128: one warm, one flushed
+    warm.config = "block_x=64,variant=vec4";
+    warm.l2_flushed = true;
+    store.add_trial(1, 1, 2, warm);
+  }
+  const auto flushed = recordings_from_database(read_database(database), {.kernel = "tiny", .problem = ProblemSize::parse("64x64")});
+  REQUIRE(flushed.size() == 1);
+  CHECK(flushed.front().l2_flushed);
+  const auto file = dir / "tiny.csv";
+  REQUIRE(replay_cli({"export-space", "--db", database.string(), "--kernel", "tiny", "--problem", "64x64", "--output", file.string()}).code == 0);
+  CHECK(read_recording(file).l2_flushed);
+  CHECK_FALSE(recordings_from_database(read_database(database), {.kernel = "other"}).front().l2_flushed);
+
+  const auto mixed = replay_cli({"export-space", "--db", database.string(), "--kernel", "tiny", "--problem", "128x128", "--output", file.string()});
+  CHECK(mixed.code == 1);
+  CHECK_THAT(mixed.err, Catch::Contains("tiny 128x128") && Catch::Contains("timed with the L2 flushed and some warm"));
+}
+
 TEST_CASE("replay export-space into a pipe writes into it and leaves it one") {
   const TempDir dir;
   const auto database = (dir / "tiny.db").string();

@@ -55,6 +55,7 @@ void check_equal(const Recording& read, const Recording& written) {
   CHECK(read.space.first == written.space.first);
   CHECK(read.space.start_up_seconds == written.space.start_up_seconds);
   CHECK(read.predictions_count_work == written.predictions_count_work);
+  CHECK(read.l2_flushed == written.l2_flushed);
 }
 
 void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
@@ -157,6 +158,7 @@ TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   CHECK(compressed.get() == 0x1f);  // the gzip magic
   CHECK(compressed.get() == 0x8b);
 
+  written.l2_flushed = true;  // noted as "# l2: flushed"
   write_recording(dir / "space.csv", written);
   check_equal(read_recording(dir / "space.csv"), written);
   std::ifstream plain(dir / "space.csv");
@@ -242,6 +244,8 @@ TEST_CASE("Malformed recorded-space files are reported with the file and line") 
   check("# blocktune recorded space 1\n# default: a\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n", "the note 'default': ");
   check("# blocktune recorded space 1\n# predictions: rough\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n",
         "the note '# predictions: rough' is not known (known: 'without work counts')");
+  check("# blocktune recorded space 1\n# l2: lukewarm\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n",
+        "the note '# l2: lukewarm' is not known (known: 'flushed')");
   CHECK_THROWS_WITH(read_recording(dir / "missing.csv.gz"),
                     Catch::Contains("cannot open") && Catch::Contains("missing.csv.gz"));
 
@@ -319,6 +323,12 @@ TEST_CASE("A recording's predictions are corrected by the nearest other size of 
   std::vector<Recording> odd = others;
   odd[4].problem = "n=8192";  // passed over, not an error
   CHECK(nearest_size_transfer(tuned, odd)->index == 3);
+  std::vector<Recording> timed_otherwise = others;
+  timed_otherwise[4].l2_flushed = true;  // times after an L2 flush do not correct warm ones
+  CHECK(nearest_size_transfer(tuned, timed_otherwise)->index == 3);
+  Recording flushed = tuned;
+  flushed.l2_flushed = true;
+  CHECK(nearest_size_transfer(flushed, timed_otherwise)->index == 4);
 }
 
 TEST_CASE("A recording's notes are read without its rows") {

@@ -154,7 +154,7 @@ TEST_CASE("CSV: a header and one row per trial, in measurement order, rejected o
   CHECK(
       csv.starts_with("device_uuid,device_name,kernel,source_hash,problem,trial,config,block_x,block_y,block_z,"
                       "carveout,outcome,message,samples_ms,median_ms,"));
-  CHECK_THAT(csv, Catch::Contains(",metric,metric_unit,steps_per_launch,param.block_x,param.block_y,param.block_z,param.strategy,"
+  CHECK_THAT(csv, Catch::Contains(",metric,metric_unit,steps_per_launch,l2_flushed,param.block_x,param.block_y,param.block_z,param.strategy,"
                                   "param.z_per_thread,param.carveout\n"));
   CHECK_THAT(csv,
              Catch::Contains("\nGPU-0b9d8d58-402f-e168-d1db-e962fc39fe74,NVIDIA H200,stencil3d_r1,"
@@ -165,7 +165,7 @@ TEST_CASE("CSV: a header and one row per trial, in measurement order, rejected o
   CHECK_THAT(csv,
              Catch::Contains(",3811,\"block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0\",64,2,1,0,"
                              "ok,,0.40409600734710693 0.4020799994468689 "));
-  CHECK_THAT(csv, Catch::Contains(",GB/s,1,64,2,1,CSL,4,0\n"));
+  CHECK_THAT(csv, Catch::Contains(",GB/s,1,0,64,2,1,CSL,4,0\n"));  // one step per launch, timed warm (stored before version 7)
 }
 
 TEST_CASE("T4: every trial with its configuration, times and validity") {
@@ -412,7 +412,7 @@ TEST_CASE("time steps: explain the winner for N steps, and the reports' best lau
                            Catch::Contains("fused_steps=4,carveout=100` | 1.0606 | 0.2652 |"));
   CHECK_THAT(render_report(contents, {}, ReportFormat::html), Catch::Contains("the best launch per fusion depth"));
   const std::string csv = render_report(contents, {}, ReportFormat::csv);
-  CHECK_THAT(csv.substr(0, csv.find('\n')), Catch::Contains("metric_unit,steps_per_launch,param."));
+  CHECK_THAT(csv.substr(0, csv.find('\n')), Catch::Contains("metric_unit,steps_per_launch,l2_flushed,param."));
 }
 
 TEST_CASE("a text value holding a comma and an '=' survives the CSV and T4 exports and explain") {

@@ -256,6 +256,26 @@ TEST_CASE("time steps: the option lets configurations that fuse steps into the s
   CHECK(run_blocktune("tune stencil3d_r1 --time-steps x").status == 2);
 }
 
+// tune flushes the L2 before each timed launch unless told --warm-l2; a tune
+// simulated from a recorded space stores its trials timed as the recording's were.
+TEST_CASE("tune offers --warm-l2, and a simulated tune's trials are timed as its recording's", "[cli][tune]") {
+  CHECK_THAT(run_blocktune("tune --help").output, Catch::Contains("--flush-l2,--warm-l2{false}"));
+  const blocktune::test::TempDir dir;
+  const std::string recorded = std::string(BLOCKTUNE_SOURCE_DIR) + "/tests/data/spaces/sum_of_squares-67108864-h100-80gb-hbm3.csv.gz";
+  REQUIRE(blocktune::test::run_shell(fmt::format("zcat {} | sed '1a # l2: flushed' > {}/flushed.csv", recorded, dir.path().string())).status == 0);
+  for (const auto& [space, flushed] : {std::pair{recorded, false}, std::pair{dir.path().string() + "/flushed.csv", true}}) {
+    INFO(space);
+    const std::string db = dir.path().string() + (flushed ? "/flushed.db" : "/warm.db");
+    const Run tuned = run_blocktune(fmt::format("tune --spec {}/examples/specs/reduction/spec.json --problem 67108864 --simulate {} "
+                                                "--max-evaluations 2 --db {}",
+                                                BLOCKTUNE_SOURCE_DIR, space, db));
+    REQUIRE(tuned.status == 0);
+    const std::string exported = run_blocktune(fmt::format("db export --db {}", db)).output;
+    CHECK_THAT(exported, Catch::Contains(fmt::format("\"l2_flushed\":{}", flushed)));
+    CHECK_THAT(exported, !Catch::Contains(fmt::format("\"l2_flushed\":{}", !flushed)));
+  }
+}
+
 // `timeout` sends its SIGTERM to the program and again to the program's process
 // group, so one request to stop arrives twice; a tune on an H100 stopped that way
 // died at the second without storing a winner (bench/results/time-steps/h100/README.md).

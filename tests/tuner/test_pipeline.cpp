@@ -359,6 +359,37 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
   CHECK(without.trials[1].median_ms > fastest.median_ms);
 }
 
+// Times measured after an L2 flush (the default) and warm do not compare: a
+// run resumes only the stored times of its own kind, chooses its winner among
+// them, and is corrected only by other sizes timed its way.
+TEST_CASE("a run timed with the L2 the other way measures again what ran, and takes no correction from it", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  const KernelDescription k = fill_kernel(values(2));
+  TuneOptions options;
+  options.max_evaluations = 16;
+  options.compile_threads = 2;
+  options.simulation = simulated_gpu();
+  options.timing.flush_l2 = false;
+  const TuneResult warm = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
+  CHECK(std::ranges::none_of(warm.trials, &TrialRecord::l2_flushed));
+
+  options.timing.flush_l2 = true;
+  options.max_evaluations = 4;
+  const TuneResult flushed = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
+  CHECK(flushed.measured == 4);
+  CHECK(std::ranges::all_of(flushed.trials, [](const TrialRecord& t) { return t.outcome != Outcome::ok || t.l2_flushed; }));
+  REQUIRE(flushed.winner);
+  CHECK(std::ranges::any_of(flushed.trials, [&](const TrialRecord& t) { return t.l2_flushed && t.config == flushed.winner->config; }));
+
+  // 8192 flushed: 4096 holds fewer than ten flushed times, too few to correct by; warm: the warm ones correct it.
+  options.max_evaluations = 2;
+  CHECK(tune(k, 0, ProblemSize::parse("8192"), store, compiler, options).transfer_note.empty());
+  options.timing.flush_l2 = false;
+  CHECK_THAT(tune(k, 0, ProblemSize::parse("16384"), store, compiler, options).transfer_note, Catch::Contains("problem 4096 measured"));
+}
+
 TEST_CASE("without a budget, a space too large to measure gets a default budget and a stop rule, said at the start", "[pipeline][tune]") {
   test::TempDir folder;
   Store store = Store::open(folder / "tuning.db");

@@ -86,6 +86,11 @@ struct TrialRecord {
   // Time steps one launch advances (the kernel's steps per launch, e.g. its
   // fused_steps); 1 for trials stored before schema version 5.
   std::int64_t steps_per_launch = 1;
+  // Whether the L2 cache was flushed before each timed launch (tune's default,
+  // --warm-l2 to keep it); false for trials stored before schema version 7.
+  // Times of the two kinds do not compare: a short launch whose data fits in
+  // L2 runs faster warm, and its warm time moves between runs.
+  bool l2_flushed = false;
 };
 
 // The trial as a launch of a step plan (time_steps.hpp).
@@ -161,8 +166,11 @@ class Store {
   // Recomputes the winner for `time_steps` steps from the ok trials, stores
   // it and returns it (nullopt, and no winner stored, when no plan of ok
   // trials runs that many steps). An empty default_config means the kernel's own.
+  // Only trials timed as `l2_flushed` says take part (TrialRecord::l2_flushed);
+  // without it, as the latest trial measured was.
   std::optional<Winner> update_winner(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
-                                      std::string_view default_config = {}, std::int64_t time_steps = 1);
+                                      std::string_view default_config = {}, std::int64_t time_steps = 1,
+                                      std::optional<bool> l2_flushed = std::nullopt);
 
   // Stores a measurement of the device, measured now, replacing an earlier
   // value of the same name. Throws std::invalid_argument for an empty name or

@@ -60,6 +60,10 @@ struct Recording {
   // counts". From a tuning database, as its kernel record says (true where it
   // does not: kernels registered before schema version 6).
   bool predictions_count_work = true;
+  // Whether the times were measured after an L2 flush (TrialRecord::l2_flushed),
+  // noted as "# l2: flushed"; false (warm) where the note is absent. Only a
+  // recording timed the same way corrects another's predictions.
+  bool l2_flushed = false;
   // The kernel's default configuration (Config::to_string()); empty where the
   // source does not say. Replays measure it first, as tune does: see
   // start_from_default.

@@ -113,6 +113,7 @@ struct SimulatedMeasurement {
 struct Simulation {
   DeviceInfo device;  // an architecture profile, usually
   std::function<SimulatedMeasurement(const Config&)> measure;
+  bool l2_flushed = false;  // how the simulated times were measured: the run's trials say so
 };
 
 struct TuneOptions {
