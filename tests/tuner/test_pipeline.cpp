@@ -81,6 +81,15 @@ Simulation simulated_gpu() {
           }};
 }
 
+// Options of a run against simulated_gpu(), compiling on two workers.
+TuneOptions simulated_options(std::size_t max_evaluations) {
+  TuneOptions options;
+  options.max_evaluations = max_evaluations;
+  options.compile_threads = 2;
+  options.simulation = simulated_gpu();
+  return options;
+}
+
 std::vector<Value> values(int count) {
   std::vector<Value> v;
   for (int i = 0; i < count; ++i) v.emplace_back(std::int64_t{i});
@@ -324,10 +333,7 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
   Store store = Store::open(folder / "tuning.db");
   const VariantCompiler compiler(folder.path() / "cache");
   const KernelDescription k = fill_kernel(values(2));
-  TuneOptions options;
-  options.max_evaluations = 16;
-  options.compile_threads = 2;
-  options.simulation = simulated_gpu();
+  TuneOptions options = simulated_options(16);
   const TuneResult first = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
   CHECK(first.transfer_note.empty());  // nothing else measured yet
   std::size_t ok = 0;
@@ -367,10 +373,7 @@ TEST_CASE("a run timed with the L2 the other way measures again what ran, and ta
   Store store = Store::open(folder / "tuning.db");
   const VariantCompiler compiler(folder.path() / "cache");
   const KernelDescription k = fill_kernel(values(2));
-  TuneOptions options;
-  options.max_evaluations = 16;
-  options.compile_threads = 2;
-  options.simulation = simulated_gpu();
+  TuneOptions options = simulated_options(16);
   options.timing.flush_l2 = false;
   const TuneResult warm = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
   CHECK(std::ranges::none_of(warm.trials, &TrialRecord::l2_flushed));
