@@ -235,15 +235,23 @@ void TuningDatabase::State::load(const sqlite::Connection& db, int schema_versio
   for (auto& [name, model] : kernels)
     for (Tuned& tuned : model.tuned) std::ranges::sort(tuned.winners, {}, &StepWinner::time_steps);
   // Remainders are composed from a session's fastest launch per steps per
-  // launch; only sessions tuned for several steps need them.
+  // launch; only sessions tuned for several steps need them. From version 7,
+  // of the launches timed as the session's latest winner was (flushed and warm
+  // times do not compare).
   if (!multi_step.empty()) {
+    const std::string timed_alike = schema_version >= schema::l2_flushed_version ? R"sql(
+        AND t.l2_flushed = (SELECT tw.l2_flushed FROM winners w JOIN trials tw ON tw.id = w.trial_id
+                            WHERE w.device_id = t.device_id AND w.kernel_id = t.kernel_id AND w.problem_id = t.problem_id
+                            ORDER BY w.updated_at DESC, w.time_steps DESC LIMIT 1))sql"
+                                                                                : "";
     sqlite::Statement fastest = db.prepare(R"sql(
       SELECT k.name, d.uuid, p.dims, t.config, t.block_x, t.block_y, t.block_z, t.carveout, t.steps_per_launch, min(t.median_ms)
       FROM trials t
       JOIN kernels k ON k.id = t.kernel_id
       JOIN devices d ON d.id = t.device_id
       JOIN problems p ON p.id = t.problem_id
-      WHERE t.outcome = 'ok' AND (t.device_id, t.kernel_id, t.problem_id) IN (SELECT device_id, kernel_id, problem_id FROM winners WHERE time_steps > 1)
+      WHERE t.outcome = 'ok' AND (t.device_id, t.kernel_id, t.problem_id) IN (SELECT device_id, kernel_id, problem_id FROM winners WHERE time_steps > 1))sql" +
+                                                            timed_alike + R"sql(
       GROUP BY t.device_id, t.kernel_id, t.problem_id, t.steps_per_launch
       ORDER BY k.created_at, k.id, t.steps_per_launch)sql");
     for (auto row = fastest.query(); row.next();) {

@@ -7,7 +7,9 @@
 #include <blocktune/tuner.hpp>
 
 #include <catch2/catch.hpp>
+#include <sqlite3.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "temp_dir.hpp"
@@ -157,4 +159,15 @@ TEST_CASE("tuning for N time steps lets fused launches win, stored per step coun
   Store copy = Store::open(folder / "copy.db");
   CHECK(copy.import_json(json, "export").winners == 2);
   CHECK(TuningDatabase::open(folder / "copy.db").best("fused", device, ProblemSize{{4096}, 7}).match == MatchKind::exact);
+
+  // A launch timed warm (an older run's, say) is not composed with flushed ones, however fast it measured.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open((folder / "tuning.db").c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "UPDATE trials SET l2_flushed = 0, median_ms = median_ms / 10 WHERE config = 'block=256,fuse=2'", nullptr, nullptr,
+                       nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  const BestConfig& flushed_only = TuningDatabase::open(folder / "tuning.db").best("fused", device, ProblemSize{{4096}, 8});
+  CHECK(flushed_only.config == "block=256,fuse=3");
+  REQUIRE_FALSE(flushed_only.remainder.empty());
+  CHECK(std::ranges::none_of(flushed_only.remainder, [](const StepLaunch& l) { return l.config == "block=256,fuse=2"; }));
 }
