@@ -458,9 +458,11 @@ Explanation explain_trial(const Session& session, const TrialRecord& t, bool per
 
   e.facts.emplace_back("launch", launch_fact(t));
   e.facts.emplace_back("time",
-                       fmt::format("{:.4g} ms median of {} runs (fastest {:.4g} ms); spread {} "
+                       fmt::format("{:.4g} ms median of {} runs (fastest {:.4g} ms), {}; spread {} "
                                    "(interquartile range / median): {}",
-                                   t.median_ms, t.samples_ms.size(), t.min_ms, percent(t.spread), stability(t.spread)));
+                                   t.median_ms, t.samples_ms.size(), t.min_ms,
+                                   t.l2_flushed ? "the L2 flushed before each" : "the L2 warm", percent(t.spread),
+                                   stability(t.spread)));
   if (t.predicted_ms)
     e.facts.emplace_back("predicted", fmt::format("{:.4g} ms by the execution-time model; measured {:.2f}x that",
                                                   *t.predicted_ms, t.median_ms / *t.predicted_ms));
