@@ -90,6 +90,13 @@ def spaces():
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             repeat = os.path.basename(os.path.dirname(path))
             found.append((repeat + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
+    # bench/results/spaces/*-flushed-*: timed with the L2 flushed (tune's default since schema 7), other spaces than
+    # the warm recordings of the same file names: ids flushed/<file stem> and flushed-repeat-N/<file stem>.
+    for pattern in ("bench/results/spaces/*-flushed-*/*.csv.gz", "bench/results/spaces/*-flushed-*/repeat-*/*.csv.gz"):
+        for path in sorted(glob.glob(os.path.join(REPO, pattern))):
+            folder = os.path.basename(os.path.dirname(path))
+            prefix = "flushed-" + folder if folder.startswith("repeat-") else "flushed"
+            found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     ids = {}
     for sid, _, path in found:  # an id names a cache folder of sequences: two recordings must not share one
         if sid in ids:

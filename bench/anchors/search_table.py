@@ -58,6 +58,11 @@ HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h2
                     "h200-held-out-21", "h200-held-out-22")
 
 
+# Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
+# its rule for kernels that count no work were all developed on warm recordings, so these are held out from each.
+FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-stencil")
+
+
 def held_out_from(set_number):
     """The held-out sets from the `set_number`th on (a folder's number ends its name)."""
     return tuple(folder for folder in HELD_OUT_FOLDERS if int(folder.rsplit("-", 1)[1]) >= set_number)
@@ -65,12 +70,12 @@ def held_out_from(set_number):
 
 # The correction by another problem size (`tune`'s default where its database holds one) was developed on every
 # recording before the fourteenth set (bench/results/search-calibration/size-transfer/); these were read after.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(14)
+SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(14) + FLUSHED_FOLDERS
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
 WITHOUT_WORK_KERNELS = ("pnpoly", "hotspot_small")
-WITHOUT_WORK_HELD_OUT_FOLDERS = held_out_from(8)
+WITHOUT_WORK_HELD_OUT_FOLDERS = held_out_from(8) + FLUSHED_FOLDERS
 
 
 @functools.cache
@@ -84,7 +89,7 @@ def developed_on(sid, path):
     if os.sep + "h100-repeats" + os.sep in path:
         path = first_recordings()[os.path.basename(path)]
     without_work = sid.partition("/")[2].split("-")[0] in WITHOUT_WORK_KERNELS
-    folders = WITHOUT_WORK_HELD_OUT_FOLDERS if without_work else HELD_OUT_FOLDERS
+    folders = WITHOUT_WORK_HELD_OUT_FOLDERS if without_work else HELD_OUT_FOLDERS + FLUSHED_FOLDERS
     return not any(os.sep + folder + os.sep in path for folder in folders)
 
 
@@ -96,8 +101,10 @@ def versus_best(score, best_score):
 
 
 def same_space(path):
-    """Recordings of one space (kernel, problem, GPU kind) share this key: the file name, less a `-repeat2`."""
-    return os.path.basename(path).replace("-repeat2.csv.gz", ".csv.gz")
+    """Recordings of one space (kernel, problem, GPU kind, how the L2 was left) share this key: the file name, less a
+    `-repeat2`, marked where the recording was timed with the L2 flushed."""
+    name = os.path.basename(path).replace("-repeat2.csv.gz", ".csv.gz")
+    return "flushed:" + name if any(os.sep + folder + os.sep in path for folder in FLUSHED_FOLDERS) else name
 
 
 def measured_times(path):
