@@ -84,13 +84,18 @@ def first_recordings():
     return {os.path.basename(p): p for _, kind, p in kt.spaces() if kind == "csv" and os.sep + "h100-repeats" + os.sep not in p}
 
 
+def in_folders(path, folders):
+    """Whether the file lies in one of `folders` (folder names under bench/results/spaces)."""
+    return any(os.sep + folder + os.sep in path for folder in folders)
+
+
 def developed_on(sid, path):
     """A repeat recording of a space (bench/results/spaces/h100-repeats) has the role of the space's first one."""
     if os.sep + "h100-repeats" + os.sep in path:
         path = first_recordings()[os.path.basename(path)]
     without_work = sid.partition("/")[2].split("-")[0] in WITHOUT_WORK_KERNELS
     folders = WITHOUT_WORK_HELD_OUT_FOLDERS if without_work else HELD_OUT_FOLDERS + FLUSHED_FOLDERS
-    return not any(os.sep + folder + os.sep in path for folder in folders)
+    return not in_folders(path, folders)
 
 
 def versus_best(score, best_score):
@@ -104,7 +109,7 @@ def same_space(path):
     """Recordings of one space (kernel, problem, GPU kind, how the L2 was left) share this key: the file name, less a
     `-repeat2`, marked where the recording was timed with the L2 flushed."""
     name = os.path.basename(path).replace("-repeat2.csv.gz", ".csv.gz")
-    return "flushed:" + name if any(os.sep + folder + os.sep in path for folder in FLUSHED_FOLDERS) else name
+    return "flushed:" + name if in_folders(path, FLUSHED_FOLDERS) else name
 
 
 def measured_times(path):
@@ -174,7 +179,7 @@ def size_corrected(spaces, rows, no_model_by, uncorrected_by, corrected_by, defa
         nm_entry = no_model_by[sid]["strategies"].get(default)
         nm = nm_entry["score"] if nm_entry else None
         errors = {"as recorded": plain, "corrected": entry["strategies"].get(default)}
-        held_out = any(os.sep + folder + os.sep in path for folder in SIZE_CORRECTION_HELD_OUT_FOLDERS)
+        held_out = in_folders(path, SIZE_CORRECTION_HELD_OUT_FOLDERS)
         for role in ("all", "held out") if held_out else ("all",):
             n = counts[role]
             n["spaces"] += 1

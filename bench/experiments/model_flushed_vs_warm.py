@@ -4,34 +4,50 @@ then per kernel (bench/results/model/README.md, "On recordings timed with the L2
 
 usage: python3 bench/experiments/model_flushed_vs_warm.py
 """
-import gzip,csv,io,glob,os,math,statistics
-def load(p):
-    lines=[l for l in gzip.open(p,'rt') if not l.startswith('#')]
-    return {r['config']:(float(r['time_s']),float(r['predicted_s'])) for r in csv.DictReader(io.StringIO(''.join(lines))) if r['outcome']=='ok' and r.get('predicted_s')}
-def spear(a,b):
-    n=len(a)
-    def rk(x):
-        o=sorted(range(n),key=lambda i:x[i]); r=[0]*n
-        for i,j in enumerate(o): r[j]=i
-        return r
-    ra,rb=rk(a),rk(b); m=(n-1)/2
-    return sum((x-m)*(y-m) for x,y in zip(ra,rb))/sum((x-m)**2 for x in ra)
-def figs(d):
-    ks=list(d); t=[d[k][0] for k in ks]; p=[d[k][1] for k in ks]
-    top=sorted(ks,key=lambda k:d[k][1])[:10]; opt=min(t)
-    return spear(p,t), min(d[k][0] for k in top)/opt
-rows=[]
-for f in sorted(glob.glob('bench/results/spaces/h200-flushed-1/*.csv.gz')):
-    name=os.path.basename(f)
-    warm=[w for w in sorted(glob.glob('bench/results/spaces/*/'+name)) if 'flushed' not in w and 'unscored' not in w]
-    fs,ft=figs(load(f))
-    if warm:
-        ws,wt=figs(load(warm[0])); rows.append((name[:-len('-h200.csv.gz')],fs,ft,ws,wt,warm[0].split('/')[-2]))
-    else: rows.append((name[:-len('-h200.csv.gz')],fs,ft,None,None,''))
-for r in rows:
-    print(f"| {r[0]} | {r[1]:.2f} / {r[2]:.3f}x | " + (f"{r[3]:.2f} / {r[4]:.3f}x | {r[5]} |" if r[3] is not None else "- | |"))
-both=[r for r in rows if r[3] is not None]
-print(len(rows), len(both))
-for fam in ('sum_of_squares','transpose','conv2d','matmul'):
-    b=[r for r in both if r[0].startswith(fam)]
-    if b: print(fam, len(b), 'flushed mean Spearman %.3f top10<=1.03: %d'%(statistics.mean(r[1] for r in b), sum(r[2]<=1.03 for r in b)), 'warm %.3f %d'%(statistics.mean(r[3] for r in b), sum(r[4]<=1.03 for r in b)))
+import csv
+import glob
+import gzip
+import os
+import statistics
+
+from flush_analysis import spearman
+
+SUFFIX = "-h200.csv.gz"
+
+
+def load(path):
+    """{config: (measured s, predicted s)} of a recording's configurations that ran and were predicted."""
+    with gzip.open(path, "rt") as f:
+        rows = csv.DictReader(line for line in f if not line.startswith("#"))
+        return {r["config"]: (float(r["time_s"]), float(r["predicted_s"])) for r in rows if r["outcome"] == "ok" and r.get("predicted_s")}
+
+
+def figures(space):
+    """The model's Spearman on the space and the best measured time of its top 10 over the optimum."""
+    configs = list(space)
+    measured = [space[c][0] for c in configs]
+    top10 = sorted(configs, key=lambda c: space[c][1])[:10]
+    return spearman([space[c][1] for c in configs], measured), min(space[c][0] for c in top10) / min(measured)
+
+
+def main():
+    rows = []  # (space, flushed figures, warm figures or None, warm folder)
+    for path in sorted(glob.glob("bench/results/spaces/h200-flushed-1/*.csv.gz")):
+        name = os.path.basename(path)
+        warm = [w for w in sorted(glob.glob("bench/results/spaces/*/" + name)) if "flushed" not in w and "unscored" not in w]
+        rows.append((name[:-len(SUFFIX)], figures(load(path)), figures(load(warm[0])) if warm else None,
+                     warm[0].split("/")[-2] if warm else ""))
+    for space, flushed, warm, folder in rows:
+        other = f"{warm[0]:.2f} / {warm[1]:.3f}x | {folder} |" if warm else "- | |"
+        print(f"| {space} | {flushed[0]:.2f} / {flushed[1]:.3f}x | {other}")
+    both = [r for r in rows if r[2]]
+    print(len(rows), len(both))
+    for kernel in ("sum_of_squares", "transpose", "conv2d", "matmul"):
+        of_kernel = [r for r in both if r[0].startswith(kernel)]
+        print(kernel, len(of_kernel),
+              "flushed mean Spearman %.3f top10<=1.03: %d" % (statistics.mean(r[1][0] for r in of_kernel), sum(r[1][1] <= 1.03 for r in of_kernel)),
+              "warm %.3f %d" % (statistics.mean(r[2][0] for r in of_kernel), sum(r[2][1] <= 1.03 for r in of_kernel)))
+
+
+if __name__ == "__main__":
+    main()
