@@ -34,10 +34,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Stored trials keyed by configuration text, for resuming.
-std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id) {
+// Stored trials keyed by configuration text, for resuming: all but the times
+// measured with the L2 the other way, which do not compare with this run's.
+std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                                                 bool l2_flushed) {
   std::map<std::string, TrialRecord> stored;
-  for (TrialRecord& t : store.trials(device_id, kernel_id, problem_id)) stored.emplace(t.config, std::move(t));
+  for (TrialRecord& t : store.trials(device_id, kernel_id, problem_id))
+    if (t.outcome != Outcome::ok || t.l2_flushed == l2_flushed) stored.emplace(t.config, std::move(t));
   return stored;
 }
 
@@ -223,9 +226,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   const std::int64_t device_id = store.upsert_device(to_record(device));
   const std::int64_t kernel_id = store.upsert_kernel(record);
   const std::int64_t problem_id = store.upsert_problem(kernel_id, problem);
-  std::map<std::string, TrialRecord> stored = stored_trials(store, device_id, kernel_id, problem_id);
-  // A time measured with the L2 the other way does not compare with this run's: measured again.
-  std::erase_if(stored, [&](const auto& entry) { return entry.second.outcome == Outcome::ok && entry.second.l2_flushed != options.timing.flush_l2; });
+  std::map<std::string, TrialRecord> stored = stored_trials(store, device_id, kernel_id, problem_id, options.timing.flush_l2);
 
   const auto worker_program = find_worker_executable();
   CompilePool pool(compiler, {.workers = options.compile_threads, .timeout_seconds = options.compile_timeout_seconds,
