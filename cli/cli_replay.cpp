@@ -160,7 +160,7 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
   if (model && model->are_times) {
     if (auto transfer = other_sizes.nearest_size_transfer(recording)) {
       model = transferred_scores(std::move(*model), std::move(transfer->transfer),
-                                 [&space](std::uint64_t candidate) { return space.configs[candidate].to_string(); });
+                                 [&space](std::uint64_t candidate) { return space.configs[candidate].to_string(); }, space.configs.size());
       corrected_by = options.sizes_from[transfer->index];  // OtherSizes keeps the files' order
     }
   }

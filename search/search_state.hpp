@@ -90,6 +90,7 @@ class Prior {
   bool given() const { return model_ != nullptr; }
   bool are_times() const { return model_ && model_->are_times; }
   bool count_work() const { return model_ && model_->count_work; }
+  bool measured() const { return model_ && model_->measured; }
   // Throws std::invalid_argument for a score that is not finite (and, where
   // the scores are times, not positive).
   double score(std::uint64_t candidate) const;

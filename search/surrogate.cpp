@@ -39,7 +39,13 @@ namespace {
 // those predicted fastest, so that values it knows little about get their
 // chance; now and then the predicted-fastest neighbour of the best measured
 // (to settle the details there), and now and then a random candidate (a
-// model only learns where it looks).
+// model only learns where it looks). Where the scores are times measured at
+// another problem size (ModelScores::measured), it measures its fastest
+// prediction each time instead: that prior is no guess to guard against, and
+// on a flat space the exploration costs the exact optimum (developed on the
+// recordings timed with the L2 flushed, h200-flushed-1, and the warm ones
+// read up to the twenty-second held-out set:
+// bench/results/search-calibration/measured-prior/).
 //
 // It predicts the candidates of its pool (every candidate of a space searched
 // whole). Ranks that are not times (the occupancy ranking of older
@@ -192,6 +198,7 @@ class Surrogate final : public Technique {
 
   std::optional<std::uint64_t> choose() {
     if (own_proposals_ == 0 && has_prior_ && run_.prior.count_work()) return model_favourite();
+    if (has_prior_ && run_.prior.measured()) return lowest_bound(0);
     if (own_proposals_ < covering_) return least_measured_values();
     if (run_.random.uniform() < (has_prior_ ? kExploreWithPrior : kExplore)) return run_.state.random_unproposed(run_.random);
     if (run_.random.uniform() < (has_prior_ ? kLocalWithPrior : kLocal) && run_.state.best()) {
@@ -202,7 +209,7 @@ class Surrogate final : public Technique {
       }
       if (favourite) return favourite->second;
     }
-    return lowest_confidence_bound();
+    return lowest_bound(kConfidence);
   }
 
   // sum of values[f] over the features; four partial sums, because this is
@@ -365,8 +372,8 @@ class Surrogate final : public Technique {
   }
 
   // Of the shortlist of members predicted fastest, the one whose prediction
-  // minus kConfidence standard deviations is lowest.
-  std::optional<std::uint64_t> lowest_confidence_bound() {
+  // minus `confidence` standard deviations is lowest.
+  std::optional<std::uint64_t> lowest_bound(double confidence) {
     shortlist_.clear();
     const auto& members = pool_.members();
     for (std::size_t position = 0; position < members.size(); ++position)
@@ -381,7 +388,7 @@ class Surrogate final : public Technique {
     const double noise = learned_ > 0 ? std::sqrt(squared_errors_ / static_cast<double>(learned_)) : 0.0;
     std::optional<std::pair<double, std::size_t>> lowest;
     for (const auto& [prediction, position] : shortlist_) {
-      const std::pair bound(prediction - kConfidence * noise * std::sqrt(std::max(variance_[position], 0.0)),
+      const std::pair bound(prediction - confidence * noise * std::sqrt(std::max(variance_[position], 0.0)),
                             members[position]);
       if (!lowest || bound < *lowest) lowest = bound;
     }
@@ -438,7 +445,7 @@ class Surrogate final : public Technique {
   std::vector<double> variance_;         // x' inverse x, the prediction's variance over the noise's
   std::vector<std::uint32_t> point_;     // reused by append()
   std::vector<std::pair<std::uint32_t, double>> weighted_;  // reused by weighted_features_of()
-  std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_confidence_bound()
+  std::vector<std::pair<double, std::size_t>> shortlist_;  // reused by lowest_bound()
   std::vector<std::size_t> value_measurements_;            // per value feature: proposals with that value
   std::vector<double> gap_;                                // per value feature, by update_gaps()
   const std::uint64_t covering_ =

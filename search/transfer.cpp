@@ -25,7 +25,9 @@ double SizeTransfer::factor(std::string_view config) const {
   return found != ratios_.end() ? found->second : typical_ratio_;
 }
 
-ModelScores transferred_scores(ModelScores model, SizeTransfer transfer, std::function<std::string(std::uint64_t)> config_of) {
+ModelScores transferred_scores(ModelScores model, SizeTransfer transfer, std::function<std::string(std::uint64_t)> config_of,
+                               std::uint64_t candidates) {
+  model.measured = static_cast<double>(transfer.configurations()) >= kMeasuredShare * static_cast<double>(candidates);
   model.score = [score = std::move(model.score), transfer = std::move(transfer), config_of = std::move(config_of)](std::uint64_t candidate) {
     return score(candidate) * transfer.factor(config_of(candidate));
   };

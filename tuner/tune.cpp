@@ -295,7 +295,10 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   const ModelScores model_scores{[&](std::uint64_t index) { return predicted_per_step(space.at(index), problem, std::nullopt); }, true,
                                  work_counted};
   const ModelScores scores =
-      transfer ? transferred_scores(model_scores, *transfer, [&](std::uint64_t index) { return space.at(index).to_string(); }) : model_scores;
+      transfer ? transferred_scores(model_scores, *transfer, [&](std::uint64_t index) { return space.at(index).to_string(); }, space.size())
+               : model_scores;
+  if (scores.measured)
+    result.transfer_note += "; that is nearly every configuration here, so the search measures its fastest corrected prediction each time";
 
   // 4. The budget: the user's, or for a space too large to measure in about
   // ten minutes a default one, said at the start.

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
       fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>15}  none\n", name, as_is, as_is_error, "-");
       continue;
     }
-    const ModelScores corrected = transferred_scores(*model, std::move(transfer->transfer), [&](std::uint64_t i) { return recording.space.configs[i].to_string(); });
+    const ModelScores corrected = transferred_scores(*model, std::move(transfer->transfer), [&](std::uint64_t i) { return recording.space.configs[i].to_string(); },
+                                                         recording.space.configs.size());
     const auto [transferred, transferred_error] = mean_score(recording, corrected, seeds);
     fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, pool_files[transfer->index]);
   }

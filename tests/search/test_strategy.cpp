@@ -389,3 +389,29 @@ TEST_CASE("The surrogate does not start from the favourite of a model that count
   CHECK(with_thin[0] != optimum_index());
   CHECK(with_thin[0] == covering[0]);
 }
+
+// Scores measured at another problem size are no guess to guard against: the
+// surrogate measures its fastest prediction each time, where with the model's
+// own scores it first covers the values it has not measured and explores.
+TEST_CASE("With scores measured at another size the surrogate measures its fastest prediction each time") {
+  ModelScores measured_elsewhere = perfect_model();
+  measured_elsewhere.measured = true;
+  std::vector<std::uint64_t> fastest(configs().size());
+  std::iota(fastest.begin(), fastest.end(), std::uint64_t{0});
+  const auto scores = perfect_scores();
+  std::ranges::stable_sort(fastest, [&](std::uint64_t a, std::uint64_t b) { return scores[a] < scores[b]; });
+  fastest.resize(12);
+
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    // The twelve fastest, in the order of its regression (which learns what
+    // tells near-ties apart, so not exactly the scores' order).
+    const auto greedy = indices(make_strategy("surrogate")->run(candidates(), &measured_elsewhere, measure, {.evaluations = 12}, seed));
+    REQUIRE(greedy.size() == 12);
+    CHECK(greedy[0] == fastest[0]);
+    CHECK(std::set(greedy.begin(), greedy.end()) == std::set(fastest.begin(), fastest.end()));
+    const auto guarded = indices(make_strategy("surrogate")->run(candidates(), &perfect_model(), measure, {.evaluations = 12}, seed));
+    REQUIRE(guarded.size() == 12);
+    CHECK(guarded[0] == fastest[0]);  // the model's favourite first either way
+    CHECK(std::set(guarded.begin(), guarded.end()) != std::set(fastest.begin(), fastest.end()));
+  }
+}

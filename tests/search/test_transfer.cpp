@@ -51,13 +51,27 @@ TEST_CASE("transferred scores multiply the model's by the factor of each candida
   const auto transfer = SizeTransfer::from(measured(10, [](int i) { return i < 5 ? 0.5 : 2.0; }));
   REQUIRE(transfer);
   const ModelScores model{[](std::uint64_t candidate) { return 1e-3 * double(candidate + 1); }, true, false};
-  const ModelScores scores = transferred_scores(model, *transfer, [](std::uint64_t candidate) { return "x=" + std::to_string(candidate); });
+  const auto config_of = [](std::uint64_t candidate) { return "x=" + std::to_string(candidate); };
+  const ModelScores scores = transferred_scores(model, *transfer, config_of, 21);
   CHECK(scores.score(0) == Approx(0.5e-3));
   CHECK(scores.score(7) == Approx(16e-3));
   CHECK(scores.score(20) == Approx(21e-3));  // not measured there: the typical ratio, 1
   CHECK(scores.are_times);
   // Measured over predicted times carry the work a kernel's counts may leave out.
   CHECK(scores.count_work);
+  // 10 measured of 21 candidates: most scores are the model's guesses.
+  CHECK_FALSE(scores.measured);
+}
+
+TEST_CASE("transferred scores are measured ones where the other size measured nearly as many configurations", "[transfer]") {
+  const auto transfer = SizeTransfer::from(measured(10, [](int) { return 2.0; }));
+  REQUIRE(transfer);
+  const ModelScores model{[](std::uint64_t candidate) { return 1e-3 * double(candidate + 1); }, true, true};
+  const auto config_of = [](std::uint64_t candidate) { return "x=" + std::to_string(candidate); };
+  CHECK(transferred_scores(model, *transfer, config_of, 10).measured);
+  CHECK(transferred_scores(model, *transfer, config_of, 11).measured);  // 10 >= 0.9 x 11
+  CHECK_FALSE(transferred_scores(model, *transfer, config_of, 12).measured);
+  CHECK_FALSE(model.measured);  // the model's own scores are guesses
 }
 
 TEST_CASE("problem sizes are taken nearest in element count first", "[transfer]") {

@@ -60,6 +60,13 @@ struct ModelScores {
   // surrogate then learns from the scores as from any, but does not start
   // from their favourite.
   bool count_work = true;
+  // The scores are, for nearly every candidate, a time measured at another
+  // problem size (transferred_scores), not the model's guess: surrogate then
+  // measures its fastest prediction each time, without the exploration that
+  // guards against a wrong model. Such a prior ranks a space much as its own
+  // times do, and on a flat one the exploration costs the exact optimum
+  // (bench/results/search-calibration/measured-prior/).
+  bool measured = false;
 };
 
 // How a search has come to weigh the model's predicted times, from what it

@@ -45,11 +45,19 @@ class SizeTransfer {
   double typical_ratio_ = 1;
 };
 
+// Where the other size measured at least this share of as many configurations
+// as the space has candidates, nearly every candidate's score is a
+// measurement (ModelScores::measured); where fewer, the model's guesses
+// scaled. (By count, not by matching each candidate: a space may be too large
+// to list.)
+inline constexpr double kMeasuredShare = 0.9;
+
 // `model`'s scores (predicted times) times the transfer's factor for each
-// candidate's configuration. They count the kernel's work (ModelScores::
-// count_work) even where the model's do not: measured times carry it.
+// candidate's configuration, of a space of `candidates`. They count the
+// kernel's work (ModelScores::count_work) even where the model's do not:
+// measured times carry it.
 ModelScores transferred_scores(ModelScores model, SizeTransfer transfer,
-                               std::function<std::string(std::uint64_t candidate)> config_of);
+                               std::function<std::string(std::uint64_t candidate)> config_of, std::uint64_t candidates);
 
 // Indices of `sizes` (problem dimensions), nearest to `size` first: by the
 // ratio of their element counts (products of the dimensions), ties in order.
