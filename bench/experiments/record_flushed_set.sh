@@ -2,7 +2,8 @@
 # The four example kernels at many problem sizes, each space measured completely twice (record-repeats.sh) by a
 # blocktune whose default flushes the L2 before each timed launch (schema 7): recorded spaces for judging the
 # default search on flushed times. SET=1 (35 sizes): bench/results/spaces/h200-flushed-1/, the development set;
-# SET=2 (25 sizes none of set 1 has, sums of squares weighted as set 1's misses were): a held-out set.
+# SET=2 (25 sizes none of set 1 has, sums of squares weighted as set 1's misses were) and SET=3 (25 more, none of
+# sets 1 and 2 has): held-out sets.
 #   SET=1 BIN=.carry/gpu/bin OUT=/tmp/out LIMIT=540 bash bench/experiments/record_flushed_set.sh
 R=examples/specs/reduction/spec.json T=examples/specs/transpose/spec.json C=examples/specs/conv2d/spec.json M=examples/specs/matmul/spec.json
 case ${SET:-1} in
@@ -14,7 +15,11 @@ case ${SET:-1} in
      transposes="1536x1536 2560x2560 5120x2560 3072x6144 1024x8192 6144x1536"
      convolutions="3072x3072 5120x2560 2048x6144 8192x2048"
      matmuls="1536x1024x2048 1024x1024x2048 2048x1536x1024" ;;
-  *) echo "SET must be 1 or 2" >&2; exit 2 ;;
+  3) sums="8 11 16 22 32 40 52 72 88 104 120 176"
+     transposes="1280x1280 2304x2304 5632x2816 2560x7680 7680x1280 3072x1536"
+     convolutions="2560x2560 6144x3072 3072x1024 1536x6144"
+     matmuls="1024x2048x2048 2048x1024x1536 1536x2048x1536" ;;
+  *) echo "SET must be 1, 2 or 3" >&2; exit 2 ;;
 esac
 items=""
 for n in $sums; do items="$items $R:$((n * 1048576))"; done
