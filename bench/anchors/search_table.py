@@ -55,12 +55,12 @@ SCORE_TARGET = 0.6
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
                     "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19", "h200-held-out-20",
-                    "h200-held-out-21", "h200-held-out-22")
+                    "h200-held-out-21", "h200-held-out-22", "h200-held-out-23", "h200-held-out-24")
 
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
 # its rule for kernels that count no work were all developed on warm recordings, so these are held out from each.
-FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-stencil")
+FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-2", "h200-flushed-stencil")
 
 
 def held_out_from(set_number):
@@ -68,9 +68,12 @@ def held_out_from(set_number):
     return tuple(folder for folder in HELD_OUT_FOLDERS if int(folder.rsplit("-", 1)[1]) >= set_number)
 
 
-# The correction by another problem size (`tune`'s default where its database holds one) was developed on every
-# recording before the fourteenth set (bench/results/search-calibration/size-transfer/); these were read after.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(14) + FLUSHED_FOLDERS
+# The default as `tune` runs it with other problem sizes in its database: the correction by another size was developed
+# on every recording before the fourteenth set (bench/results/search-calibration/size-transfer/), and the search that
+# follows a correction measured at another size on nearly every configuration (ModelScores::measured) on every
+# recording read before the twenty-fourth session, the flushed development set h200-flushed-1 among them
+# (bench/results/search-calibration/measured-prior/); these were read after.
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-23", "h200-held-out-24", "h200-flushed-2", "h200-flushed-stencil")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
@@ -634,8 +637,9 @@ model's predictions by it (`bench/results/search-calibration/size-transfer/`). T
 recording with its own predictions only, as a database holding nothing else would. Here the same default replays
 every recording as if one database held all the others (`replay run --sizes-from` every recorded space, also
 where a table shows some; the nearest other size of the same kernel and GPU corrects it, as `tune` does; Kernel Tuner caches and
-recordings without another size are as above). Held out here: the sets recorded after the correction was developed
-({correction_held_out}).
+recordings without another size are as above). Held out here: the sets read after the corrected search was last
+changed (the search that follows a correction measured at another size on nearly every configuration:
+`bench/results/search-calibration/measured-prior/`): {correction_held_out}.
 
 {corrected}
 

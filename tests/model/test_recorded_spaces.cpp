@@ -765,17 +765,30 @@ TEST_CASE("the model ranks the twenty-second held-out set as tune predicted it o
   check_stored_predictions("h200-held-out-22", 8, issue_targets_but({{"sum_of_squares-9437184", {0.76, 1.081}}}));
 }
 
-// A small grid timed with the L2 flushed (bench/results/spaces/h200-flushed-stencil: the stencil r3 256x256x256 on an
-// H200, `tune`'s default timing since schema version 7), the predictions `tune` stored. Its warm recording (the second
-// held-out set) is one of the five small grids whose top 10 missed 3% (1.064x); flushed, the same model's top 10 holds
-// a configuration within 1.4% (bench/results/model/small-grids-l2/).
-TEST_CASE("the model ranks a small grid timed with the L2 flushed as issue 18 asks") {
-  check_stored_predictions("h200-flushed-stencil", 1, issue_targets_but({}));
+// The twenty-third and twenty-fourth held-out sets (bench/results/spaces/h200-held-out-23 and -24, their first
+// recordings), recorded warm on H200s with the model of today: the predictions `tune` stored (eight spaces each; pnpoly
+// counts no work and is not ranked here).
+TEST_CASE("the model ranks the twenty-third and twenty-fourth held-out sets as tune predicted them on an H200") {
+  // Read here first (twenty-fourth session). Reached: the stencil r2 384x256x192 Spearman 0.90 with the optimum in its
+  // top 10; conv2d 0.71, matmul 1536x2048x1024 0.90, transposes 0.86, sums of squares 0.89-0.93, each with a
+  // configuration within 1.5% in its top 10. Two misses, held to what they reached: the stencil r1 640x384x192 (a
+  // small grid, 1.4 x 2^25 points, timed warm) at Spearman 0.91 and 1.058x, matmul 1024x1536x2048 at 0.77 and 1.115x.
+  check_stored_predictions("h200-held-out-23", 8, issue_targets_but({}));
+  check_stored_predictions("h200-held-out-24", 8,
+                           issue_targets_but({{"stencil3d_r1-640x384x192", {0.9, 1.06}}, {"matmul_tiled-1024x1536x2048", {0.77, 1.12}}}));
 }
 
-// The held-out H200 recordings with today's predictions (the parameters of the test above) in place of those `tune`
-// stored: written into the current folder, for scoring the default strategy with today's model:
-//   test_model "[.held-out-predictions]"
+// The small grids timed with the L2 flushed (bench/results/spaces/h200-flushed-stencil: H200s, `tune`'s default timing
+// since schema version 7), the predictions `tune` stored. Five are the grids whose warm recordings (the second, third and
+// twentieth held-out sets) had the top 10 miss 3% (1.038-1.097x); the sixth, r5 384x256x256, has no warm recording.
+// Flushed, Spearman 0.87-0.92 on all and the top 10 within 3% on four: r3 256^3 1.014x, r2 256x512x128 1.011x, r3
+// 384x256x256 1.000x, r5 384x256x256 1.026x. Two still miss, held to what they reached: r1 512x256x256 1.035x (warm
+// 1.039x) and r4 256^3 1.079x (warm 1.097x) (bench/results/model/small-grids-l2/).
+TEST_CASE("the model ranks the small grids timed with the L2 flushed as issue 18 asks, but two") {
+  check_stored_predictions("h200-flushed-stencil", 6,
+                           issue_targets_but({{"stencil3d_r1-512x256x256", {0.8, 1.04}}, {"stencil3d_r4-256x256x256", {0.8, 1.085}}}));
+}
+
 TEST_CASE("write today's predictions into copies of the held-out H200 recordings", "[.held-out-predictions]") {
   for (const auto& file : held_out_h200_files()) {
     const MeasuredSpace space = load_space(file);
