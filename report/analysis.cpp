@@ -243,6 +243,23 @@ std::string winner_verdict(const Session& session, const TrialRecord& winner) {
   return fmt::format("{}", fmt::join(sentences, " "));
 }
 
+// How the trials a session ranks were timed: as its stored winner was (the
+// store chooses a winner among one kind of time), else as its latest ok
+// trial was (a session with no winner stored yet).
+bool ranked_timing(const StoredSession& session) {
+  const auto& trials = session.trials;
+  if (const auto& winner = session.summary.winner) {
+    const auto found = std::ranges::find_if(trials, [&](const TrialRecord& t) {
+      return t.outcome == Outcome::ok && t.config == winner->config && t.median_ms == winner->median_ms;
+    });
+    if (found != trials.end()) return found->l2_flushed;
+  }
+  const auto latest = std::ranges::find_if(trials.rbegin(), trials.rend(), [](const TrialRecord& t) { return t.outcome == Outcome::ok; });
+  return latest == trials.rend() || latest->l2_flushed;
+}
+
+std::string l2_words(bool flushed) { return flushed ? "the L2 flushed before each run" : "the L2 warm"; }
+
 std::size_t total(const std::map<Outcome, std::size_t>& counts) {
   std::size_t sum = 0;
   for (const auto& [outcome, count] : counts) sum += count;
@@ -323,6 +340,15 @@ std::string Session::title() const {
   return fmt::format("{} {} on {}", kernel->name, problem().to_string(), device->name);
 }
 
+std::string Session::timing_note() const {
+  if (timed_other_way == 0) return {};
+  return fmt::format(
+      "{} configuration{} timed with {} {} left out of the ranking, which is of times with {}: the two do not compare "
+      "(`blocktune tune` measures {} again when it runs that way).",
+      timed_other_way, timed_other_way == 1 ? "" : "s", l2_words(!l2_flushed), timed_other_way == 1 ? "is" : "are",
+      l2_words(l2_flushed), timed_other_way == 1 ? "it" : "them");
+}
+
 bool Session::has_predictions() const {
   return std::ranges::any_of(trials(), [](const TrialRecord& t) { return t.predicted_ms.has_value(); });
 }
@@ -384,8 +410,12 @@ std::vector<Session> select_sessions(const DatabaseContents& contents, const Rep
         fmt::format("{} tuned on {} (tuned on: {})", nothing, fmt::join(filter.devices, " or "), list(tuned_on)));
 
   for (Session& session : selected) {
-    for (const auto& trial : session.trials())
-      if (trial.outcome == Outcome::ok) session.ranked.push_back(&trial);
+    session.l2_flushed = ranked_timing(*session.stored);
+    for (const auto& trial : session.trials()) {
+      if (trial.outcome != Outcome::ok) continue;
+      if (trial.l2_flushed == session.l2_flushed) session.ranked.push_back(&trial);
+      else ++session.timed_other_way;
+    }
     std::ranges::sort(session.ranked, [](const TrialRecord* a, const TrialRecord* b) { return faster(*a, *b); });
     const bool has_metric = !session.ranked.empty() && !session.ranked.front()->metric_unit.empty() &&
                             std::ranges::all_of(session.ranked, [&](const TrialRecord* t) {
@@ -445,14 +475,14 @@ Explanation explain_trial(const Session& session, const TrialRecord& t, bool per
   e.config = t.config;
 
   const std::size_t measured = session.ranked.size();
-  const std::size_t others = session.trials().size() - measured;
+  const std::size_t others = session.trials().size() - measured - session.timed_other_way;
   if (t.outcome != Outcome::ok) {  // its launch shape may not even have been worked out
     e.facts.emplace_back("outcome", outcome_words(t.outcome) + (t.message.empty() ? "" : ": " + t.message));
     if (winner)
       e.facts.emplace_back("winner",
                            fmt::format("{} ({})", winner->config, session.measure.format(session.measure.of(*winner))));
     e.verdict = fmt::format("It was not timed: it {}. {} of the {} configurations tried ran correctly.",
-                            outcome_words(t.outcome), measured, session.trials().size());
+                            outcome_words(t.outcome), measured + session.timed_other_way, session.trials().size());
     return e;
   }
 
@@ -461,7 +491,7 @@ Explanation explain_trial(const Session& session, const TrialRecord& t, bool per
                        fmt::format("{:.4g} ms median of {} runs (fastest {:.4g} ms), {}; spread {} "
                                    "(interquartile range / median): {}",
                                    t.median_ms, t.samples_ms.size(), t.min_ms,
-                                   t.l2_flushed ? "the L2 flushed before each" : "the L2 warm", percent(t.spread),
+                                   l2_words(t.l2_flushed), percent(t.spread),
                                    stability(t.spread)));
   if (t.predicted_ms)
     e.facts.emplace_back("predicted", fmt::format("{:.4g} ms by the execution-time model; measured {:.2f}x that",
@@ -480,6 +510,14 @@ Explanation explain_trial(const Session& session, const TrialRecord& t, bool per
   e.facts.emplace_back("resources", resources_fact(t));
   if (session.model) e.facts.emplace_back("model", model_fact(session, *session.model));
   if (!per_launch) return e;
+  if (t.l2_flushed != session.l2_flushed) {
+    e.facts.emplace_back("rank", fmt::format("not ranked: the {} ranked configurations were timed with {}",
+                                             measured, l2_words(session.l2_flushed)));
+    e.verdict = fmt::format("It was timed with {}, so its time does not compare with the ranking's; `blocktune tune` "
+                            "measures it again when it runs with {}.",
+                            l2_words(t.l2_flushed), l2_words(session.l2_flushed));
+    return e;
+  }
   e.facts.emplace_back("rank", fmt::format("{} of {} timed configurations{}", ordinal(session.rank(t)), measured,
                                            others == 0 ? "" : fmt::format(" ({} more were not timed)", others)));
 

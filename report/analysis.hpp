@@ -49,7 +49,12 @@ struct Session {
   const DeviceRecord* device = nullptr;
   const KernelRecord* kernel = nullptr;
   std::optional<DeviceMetric> copy_bandwidth;  // GB/s, when measured on this device
-  std::vector<const TrialRecord*> ranked;      // ok trials, fastest first, in the store's winner order
+  // Ok trials timed as the session's winner was (with the L2 flushed before
+  // each run, or warm: times of the two kinds do not compare), fastest first,
+  // in the store's winner order.
+  std::vector<const TrialRecord*> ranked;
+  bool l2_flushed = true;             // how the ranked trials were timed
+  std::size_t timed_other_way = 0;    // ok trials left out of the ranking: timed the other way
   Measure measure;
   std::vector<std::string> strategy_parameters;  // parameters with a value that is not an integer
   // Empty unless two or more ok trials have a prediction (none do in
@@ -74,6 +79,8 @@ struct Session {
   std::optional<double> bandwidth_share(const TrialRecord& trial) const;
   std::string title() const;  // "stencil3d_r1 512x512x512 on NVIDIA H200"
   bool has_predictions() const;  // any trial: tables show a predicted column then
+  // Says which ok trials the ranking leaves out, and why; empty when none.
+  std::string timing_note() const;
 };
 
 // The sessions the filter selects, in DatabaseContents order. Throws

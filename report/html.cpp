@@ -317,6 +317,7 @@ std::string session_section(const Session& s, std::size_t index) {
       static_cast<double>(d.memory_bytes) / (1 << 30),
       s.copy_bandwidth ? fmt::format(", device-to-device copy {:.0f} GB/s", s.copy_bandwidth->value) : "",
       escape(s.kernel->source_hash), escape(counts.text()));
+  if (const std::string note = s.timing_note(); !note.empty()) html += fmt::format("<p>{}</p>\n", escape(note));
   if (!s.winner()) return html + "<p>No configuration ran correctly: nothing to chart.</p></section>\n";
 
   html += explanation_html(explain_trial(s, *s.winner()));

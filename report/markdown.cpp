@@ -37,6 +37,7 @@ void session_section(std::string& out, const Session& s) {
       s.copy_bandwidth ? fmt::format(", device-to-device copy bandwidth {:.0f} GB/s", s.copy_bandwidth->value)
                        : std::string(),
       counts.text());
+  if (const std::string note = s.timing_note(); !note.empty()) out += note + "\n\n";
   const TrialRecord* winner = s.winner();
   if (!winner) {
     out += "No configuration ran correctly.\n\n";

@@ -449,3 +449,49 @@ TEST_CASE("a text value holding a comma and an '=' survives the CSV and T4 expor
   CHECK_THAT(text, Catch::Contains(stored));
   CHECK_THAT(render_report(contents, {}, ReportFormat::markdown), Catch::Contains(R"(label="a, b=c")"));
 }
+
+// A session timed both ways (a database from before the L2 flush became the
+// default, tuned again): times of the two kinds do not compare, so the reports
+// rank only the kind the session's winner was chosen among, and say what they
+// leave out.
+TEST_CASE("reports rank only the trials timed as the winner was, and say which they leave out") {
+  TempDir dir;
+  const auto file = dir / "mixed.db";
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device({.uuid = "GPU-mixed", .name = "Mixed GPU"});
+    const auto kernel = store.upsert_kernel({"saxpy", "h", {"block_x", "mode"}, "block_x=64,mode=a", std::nullopt});
+    const auto problem = store.upsert_problem(kernel, ProblemSize{{1024}});
+    // Warm, the L2 holding the data: faster than any flushed time.
+    for (const auto& [x, mode, ms, flushed] :
+         {std::tuple{64, "a", 0.5, false}, {64, "b", 0.6, false}, {128, "a", 0.9, true}, {128, "b", 1.2, true}}) {
+      TrialRecord t;
+      t.config = fmt::format("block_x={},mode={}", x, mode);
+      t.shape.block = {x, 1, 1};
+      t.samples_ms = {ms};
+      t.median_ms = t.min_ms = t.mean_ms = ms;
+      t.l2_flushed = flushed;
+      store.add_trial(device, kernel, problem, t);
+    }
+    REQUIRE(store.update_winner(device, kernel, problem, {}, 1, true)->config == "block_x=128,mode=a");
+  }
+  const auto contents = read_database(file);
+  const auto sessions = report::select_sessions(contents, {});
+  REQUIRE(sessions.size() == 1);
+  const report::Session& session = sessions.front();
+  CHECK(session.l2_flushed);
+  CHECK(session.timed_other_way == 2);
+  REQUIRE(session.ranked.size() == 2);
+  CHECK(session.winner()->config == "block_x=128,mode=a");
+
+  const std::string note = "2 configurations timed with the L2 warm are left out of the ranking, which is of times with "
+                           "the L2 flushed before each run";
+  CHECK_THAT(render_report(contents, {}, ReportFormat::markdown), Catch::Contains(note) && Catch::Contains("Top 2 of 2"));
+  CHECK_THAT(render_report(contents, {}, ReportFormat::html), Catch::Contains(note));
+  const std::string winner = unwrapped(explain(contents, {.kernel = "saxpy", .problem = ProblemSize{{1024}}}));
+  CHECK_THAT(winner, Catch::Contains("1st of 2 timed configurations"));
+  const std::string warm = unwrapped(explain(contents, {.kernel = "saxpy", .problem = ProblemSize{{1024}}, .config = "block_x=64,mode=a"}));
+  CHECK_THAT(warm, Catch::Contains("the L2 warm; spread"));
+  CHECK_THAT(warm, Catch::Contains("not ranked: the 2 ranked configurations were timed with the L2 flushed before each run"));
+  CHECK_THAT(warm, !Catch::Contains("slower than"));
+}
