@@ -351,7 +351,7 @@ OtherSizes::OtherSizes(std::vector<std::filesystem::path> files) : files_(std::m
 }
 
 std::optional<NearestTransfer> OtherSizes::nearest_size_transfer(const Recording& recording) {
-  const auto key = std::tuple(recording.kernel, recording.device, recording.problem);
+  const auto key = std::tuple(recording.kernel, recording.device, recording.problem, recording.l2_flushed);
   if (const auto known = answers_.find(key); known != answers_.end()) return known->second;
   return answers_[key] = nearest_among(
              recording, files_.size(), [&](std::size_t i) -> const Recording& { return notes_[i]; },

@@ -396,3 +396,26 @@ TEST_CASE("Other sizes given as files choose as the recordings do and read only 
   CHECK_FALSE(none.nearest_size_transfer(tuned));
   CHECK_THROWS_WITH(OtherSizes({dir / "missing.csv"}), Catch::Contains("missing.csv"));
 }
+
+// The same size timed warm and with the L2 flushed is two questions: the
+// answer kept for the one must not answer the other.
+TEST_CASE("Other sizes answer a size timed with the L2 flushed apart from the same size timed warm") {
+  TempDir dir;
+  Recording flushed_other = sized_recording("GPU A", "4096", 12, 4e-3);
+  flushed_other.l2_flushed = true;
+  const std::vector<Recording> others = {sized_recording("GPU A", "2048", 12, 2e-3), flushed_other};
+  std::vector<std::filesystem::path> files;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    files.push_back(dir / fmt::format("other-{}.csv.gz", i));
+    write_recording(files.back(), others[i]);
+  }
+  OtherSizes other_sizes(files);
+  const Recording warm = sized_recording("GPU A", "1024", 12, 1e-3);
+  Recording flushed = warm;
+  flushed.l2_flushed = true;
+  REQUIRE(other_sizes.nearest_size_transfer(warm));
+  CHECK(other_sizes.nearest_size_transfer(warm)->index == 0);
+  REQUIRE(other_sizes.nearest_size_transfer(flushed));
+  CHECK(other_sizes.nearest_size_transfer(flushed)->index == 1);
+}
+

@@ -123,7 +123,8 @@ class OtherSizes {
  private:
   std::vector<std::filesystem::path> files_;
   std::vector<Recording> notes_;  // per file: kernel, problem, device, no rows
-  std::map<std::tuple<std::string, std::string, std::string>, std::optional<NearestTransfer>> answers_;  // by kernel, device, problem
+  // By kernel, device, problem and how the L2 was left (a size timed both ways is answered apart).
+  std::map<std::tuple<std::string, std::string, std::string, bool>, std::optional<NearestTransfer>> answers_;
 };
 
 // ---- Recorded-space files ----
