@@ -62,6 +62,31 @@ std::string explain_h200(std::string config = {}) {
       explain(h200(), {.kernel = "stencil3d_r1", .problem = cube, .device = {}, .config = std::move(config)}));
 }
 
+// A database the tests below fill by hand: one device, the saxpy kernel
+// (parameters block_x and mode) and its problem 1024.
+struct SaxpyDatabase {
+  Store store;
+  std::int64_t device = 0, kernel = 0, problem = 0;
+};
+
+SaxpyDatabase saxpy_database(const std::filesystem::path& file, const std::string& uuid, const std::string& device_name) {
+  SaxpyDatabase db{Store::open(file)};
+  db.device = db.store.upsert_device({.uuid = uuid, .name = device_name});
+  db.kernel = db.store.upsert_kernel({"saxpy", "h", {"block_x", "mode"}, "block_x=64,mode=a", std::nullopt});
+  db.problem = db.store.upsert_problem(db.kernel, ProblemSize{{1024}});
+  return db;
+}
+
+// A timed trial of the saxpy kernel.
+TrialRecord saxpy_trial(int block_x, std::string_view mode, double ms) {
+  TrialRecord t;
+  t.config = fmt::format("block_x={},mode={}", block_x, mode);
+  t.shape.block = {block_x, 1, 1};
+  t.samples_ms = {ms};
+  t.median_ms = t.min_ms = t.mean_ms = ms;
+  return t;
+}
+
 std::size_t count(std::string_view text, std::string_view what) {
   std::size_t found = 0;
   for (auto at = text.find(what); at != text.npos; at = text.find(what, at + what.size())) ++found;
@@ -341,16 +366,9 @@ TEST_CASE("a kernel without a metric is charted by time, a session without a cor
   TempDir dir;
   const auto file = dir / "small.db";
   {
-    Store store = Store::open(file);
-    const auto device = store.upsert_device({.uuid = "GPU-small", .name = "Small GPU"});
-    const auto kernel = store.upsert_kernel({"saxpy", "h", {"block_x", "mode"}, "block_x=64,mode=a", std::nullopt});
-    const auto timed = store.upsert_problem(kernel, ProblemSize{{1024}});
+    auto [store, device, kernel, timed] = saxpy_database(file, "GPU-small", "Small GPU");
     for (const auto& [x, mode, ms] : {std::tuple{64, "a", 2.0}, {128, "a", 1.0}, {128, "b", 1.5}}) {
-      TrialRecord t;
-      t.config = fmt::format("block_x={},mode={}", x, mode);
-      t.shape.block = {x, 1, 1};
-      t.samples_ms = {ms};
-      t.median_ms = t.min_ms = t.mean_ms = ms;
+      TrialRecord t = saxpy_trial(x, mode, ms);
       t.compile_s = 1;
       store.add_trial(device, kernel, timed, t);
     }
@@ -458,18 +476,11 @@ TEST_CASE("reports rank only the trials timed as the winner was, and say which t
   TempDir dir;
   const auto file = dir / "mixed.db";
   {
-    Store store = Store::open(file);
-    const auto device = store.upsert_device({.uuid = "GPU-mixed", .name = "Mixed GPU"});
-    const auto kernel = store.upsert_kernel({"saxpy", "h", {"block_x", "mode"}, "block_x=64,mode=a", std::nullopt});
-    const auto problem = store.upsert_problem(kernel, ProblemSize{{1024}});
+    auto [store, device, kernel, problem] = saxpy_database(file, "GPU-mixed", "Mixed GPU");
     // Warm, the L2 holding the data: faster than any flushed time.
     for (const auto& [x, mode, ms, flushed] :
          {std::tuple{64, "a", 0.5, false}, {64, "b", 0.6, false}, {128, "a", 0.9, true}, {128, "b", 1.2, true}}) {
-      TrialRecord t;
-      t.config = fmt::format("block_x={},mode={}", x, mode);
-      t.shape.block = {x, 1, 1};
-      t.samples_ms = {ms};
-      t.median_ms = t.min_ms = t.mean_ms = ms;
+      TrialRecord t = saxpy_trial(x, mode, ms);
       t.l2_flushed = flushed;
       store.add_trial(device, kernel, problem, t);
     }
