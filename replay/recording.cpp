@@ -306,11 +306,24 @@ std::optional<std::vector<std::int64_t>> dimensions_of(const Recording& recordin
   }
 }
 
-std::vector<MeasuredAndPredicted> measured_and_predicted(const Recording& recording) {
+// The recording's predicted times by configuration text.
+std::map<std::string, double, std::less<>> predictions_of(const Recording& recording) {
+  std::map<std::string, double, std::less<>> predicted;
+  for (std::size_t c = 0; c < recording.space.configs.size() && c < recording.predicted_seconds.size(); ++c)
+    predicted.emplace(recording.space.configs[c].to_string(), recording.predicted_seconds[c]);
+  return predicted;
+}
+
+// What `other` measured, with its predictions and those recorded `here`.
+std::vector<MeasuredAndPredicted> measured_and_predicted(const Recording& other, const std::map<std::string, double, std::less<>>& here) {
   std::vector<MeasuredAndPredicted> measured;
-  const RecordedSpace& space = recording.space;
-  for (std::size_t c = 0; c < space.configs.size() && c < recording.predicted_seconds.size(); ++c)
-    if (space.time[c]) measured.push_back({space.configs[c].to_string(), *space.time[c], recording.predicted_seconds[c]});
+  const RecordedSpace& space = other.space;
+  for (std::size_t c = 0; c < space.configs.size() && c < other.predicted_seconds.size(); ++c) {
+    if (!space.time[c]) continue;
+    std::string config = space.configs[c].to_string();
+    const auto predicted_here = here.find(config);
+    measured.push_back({std::move(config), *space.time[c], other.predicted_seconds[c], predicted_here != here.end() ? predicted_here->second : 0});
+  }
   return measured;
 }
 
@@ -341,9 +354,10 @@ std::optional<NearestTransfer> nearest_among(const Recording& recording, std::si
 }  // namespace
 
 std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others) {
+  const auto here = predictions_of(recording);
   return nearest_among(
       recording, others.size(), [&](std::size_t i) -> const Recording& { return others[i]; },
-      [&](std::size_t i) { return measured_and_predicted(others[i]); });
+      [&](std::size_t i) { return measured_and_predicted(others[i], here); });
 }
 
 OtherSizes::OtherSizes(std::vector<std::filesystem::path> files) : files_(std::move(files)) {
@@ -353,9 +367,10 @@ OtherSizes::OtherSizes(std::vector<std::filesystem::path> files) : files_(std::m
 std::optional<NearestTransfer> OtherSizes::nearest_size_transfer(const Recording& recording) {
   const auto key = std::tuple(recording.kernel, recording.device, recording.problem, recording.l2_flushed);
   if (const auto known = answers_.find(key); known != answers_.end()) return known->second;
+  const auto here = predictions_of(recording);
   return answers_[key] = nearest_among(
              recording, files_.size(), [&](std::size_t i) -> const Recording& { return notes_[i]; },
-             [&](std::size_t i) { return measured_and_predicted(read_recording(files_[i])); });
+             [&](std::size_t i) { return measured_and_predicted(read_recording(files_[i]), here); });
 }
 
 Recording read_recording(const std::filesystem::path& path) {

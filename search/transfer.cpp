@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -10,13 +11,25 @@ namespace blocktune {
 std::optional<SizeTransfer> SizeTransfer::from(std::span<const MeasuredAndPredicted> measured) {
   SizeTransfer transfer;
   double log_sum = 0;
+  std::vector<double> log_here_over_there;
   for (const MeasuredAndPredicted& m : measured) {
     const double ratio = m.measured_seconds / m.predicted_seconds;
     if (!(m.measured_seconds > 0) || !(m.predicted_seconds > 0) || !std::isfinite(ratio)) continue;
-    if (transfer.ratios_.emplace(m.config, ratio).second) log_sum += std::log(ratio);
+    if (!transfer.ratios_.emplace(m.config, ratio).second) continue;
+    log_sum += std::log(ratio);
+    if (const double here = m.predicted_here_seconds / m.predicted_seconds; m.predicted_here_seconds > 0 && std::isfinite(here))
+      log_here_over_there.push_back(std::log(here));
   }
   if (transfer.ratios_.size() < kMinimumConfigurations) return std::nullopt;
   transfer.typical_ratio_ = std::exp(log_sum / static_cast<double>(transfer.ratios_.size()));
+  transfer.model_distance_ = std::numeric_limits<double>::infinity();
+  if (log_here_over_there.size() >= kMinimumConfigurations) {
+    const double n = static_cast<double>(log_here_over_there.size());
+    const double mean = std::accumulate(log_here_over_there.begin(), log_here_over_there.end(), 0.0) / n;
+    double squares = 0;
+    for (const double x : log_here_over_there) squares += (x - mean) * (x - mean);
+    transfer.model_distance_ = std::sqrt(squares / n);
+  }
   return transfer;
 }
 
@@ -54,9 +67,18 @@ std::vector<std::size_t> nearest_sizes_first(std::span<const std::vector<std::in
 
 std::optional<NearestTransfer> nearest_size_transfer(std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size,
                                                      const std::function<std::vector<MeasuredAndPredicted>(std::size_t)>& measured_at) {
-  for (const std::size_t i : nearest_sizes_first(sizes, size))
-    if (auto transfer = SizeTransfer::from(measured_at(i))) return NearestTransfer{i, std::move(*transfer)};
-  return std::nullopt;
+  std::vector<NearestTransfer> compared;  // nearest first
+  for (const std::size_t i : nearest_sizes_first(sizes, size)) {
+    if (compared.size() == kSizesCompared) break;
+    if (auto transfer = SizeTransfer::from(measured_at(i))) compared.push_back(NearestTransfer{i, std::move(*transfer)});
+  }
+  if (compared.empty()) return std::nullopt;
+  const double lowest = std::ranges::min(compared, {}, [](const NearestTransfer& c) { return c.transfer.model_distance(); }).transfer.model_distance();
+  // Infinite distances (no predictions here) are all alike: the nearest then.
+  auto alike = std::ranges::find_if(compared, [&](const NearestTransfer& c) {
+    return c.transfer.model_distance() <= lowest + kModelDistanceTolerance || std::isinf(lowest);
+  });
+  return std::move(*alike);
 }
 
 }  // namespace blocktune

@@ -44,11 +44,12 @@ std::map<std::string, TrialRecord> stored_trials(const Store& store, std::int64_
   return stored;
 }
 
-// Sets result.transfer and its note from the measured problem nearest in size
-// to `problem` that has enough configurations to say something
-// (SizeTransfer::from), with the model's predictions there recomputed by
-// today's model and each variant's recorded resources; leaves them empty where
-// there is none. Only trials timed with the L2 as this run times it count.
+// Sets result.transfer and its note from the measured problem that
+// nearest_size_transfer chooses (of those nearest in size with enough
+// configurations to say something, the one the model sees most alike), with
+// the model's predictions there and here recomputed by today's model and each
+// variant's recorded resources; leaves them empty where there is none. Only
+// trials timed with the L2 as this run times it count.
 template <typename PredictPerStep>
 void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const ProblemSize& problem,
                         bool l2_flushed, const PredictPerStep& predicted_per_step, TuneResult& result) {
@@ -70,7 +71,9 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
       }
       const double predicted = predicted_per_step(config, others[i].second, usage);
       if (predicted >= kNoPrediction) continue;  // not a configuration of today's space
-      measured.push_back({trial.config, trial.median_ms / 1000 / static_cast<double>(trial.steps_per_launch), predicted});
+      const double predicted_here = predicted_per_step(config, problem, usage);
+      measured.push_back({trial.config, trial.median_ms / 1000 / static_cast<double>(trial.steps_per_launch), predicted,
+                          predicted_here < kNoPrediction ? predicted_here : 0});
     }
     return measured;
   });
@@ -78,7 +81,8 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
   result.transfer = std::move(nearest->transfer);
   result.transfer_note = fmt::format(
       "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
-      "one's measured over predicted time there); --no-transfer leaves them as they are",
+      "one's measured over predicted time there; of the sizes measured nearest to this one, the one whose "
+      "configurations the model ranks most alike); --no-transfer leaves them as they are",
       others[nearest->index].second.to_string(), result.transfer->configurations());
 }
 

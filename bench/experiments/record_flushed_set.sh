@@ -3,7 +3,8 @@
 # blocktune whose default flushes the L2 before each timed launch (schema 7): recorded spaces for judging the
 # default search on flushed times. SET=1 (35 sizes): bench/results/spaces/h200-flushed-1/, the development set;
 # SET=2 (25 sizes none of set 1 has, sums of squares weighted as set 1's misses were) and SET=3 (25 more, none of
-# sets 1 and 2 has): held-out sets.
+# sets 1 and 2 has): held-out sets. SET=4 (25 more, none of sets 1 to 3 has; matmul shapes mixing 1536 and powers of
+# two, the case the choice of the other size by the model's distance was made for): for judging the next change.
 #   SET=1 BIN=.carry/gpu/bin OUT=/tmp/out LIMIT=540 bash bench/experiments/record_flushed_set.sh
 R=examples/specs/reduction/spec.json T=examples/specs/transpose/spec.json C=examples/specs/conv2d/spec.json M=examples/specs/matmul/spec.json
 case ${SET:-1} in
@@ -19,7 +20,11 @@ case ${SET:-1} in
      transposes="1280x1280 2304x2304 5632x2816 2560x7680 7680x1280 3072x1536"
      convolutions="2560x2560 6144x3072 3072x1024 1536x6144"
      matmuls="1024x2048x2048 2048x1024x1536 1536x2048x1536" ;;
-  *) echo "SET must be 1, 2 or 3" >&2; exit 2 ;;
+  4) sums="13 15 26 34 46 60 68 84 100 136 168 200"
+     transposes="1792x1792 2816x2816 4352x2176 1536x4608 6656x1664 4864x4864"
+     convolutions="3584x1792 2304x4608 5632x2048 4096x3072"
+     matmuls="2048x2048x1024 1024x1536x1536 1536x1024x1024" ;;
+  *) echo "SET must be 1, 2, 3 or 4" >&2; exit 2 ;;
 esac
 items=""
 for n in $sums; do items="$items $R:$((n * 1048576))"; done

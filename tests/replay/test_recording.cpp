@@ -326,6 +326,10 @@ TEST_CASE("A recording's predictions are corrected by the nearest other size of 
   std::vector<Recording> timed_otherwise = others;
   timed_otherwise[4].l2_flushed = true;  // times after an L2 flush do not correct warm ones
   CHECK(nearest_size_transfer(tuned, timed_otherwise)->index == 3);
+  // The nearest whose predictions rank the configurations otherwise than this recording's yields to a farther one.
+  std::vector<Recording> unlike = others;
+  for (std::size_t c = 0; c < unlike[4].predicted_seconds.size(); ++c) unlike[4].predicted_seconds[c] *= c % 2 ? 1.5 : 1.0;
+  CHECK(nearest_size_transfer(tuned, unlike)->index == 3);
   Recording flushed = tuned;
   flushed.l2_flushed = true;
   CHECK(nearest_size_transfer(flushed, timed_otherwise)->index == 4);
@@ -358,12 +362,15 @@ TEST_CASE("A recording's notes are read without its rows") {
 TEST_CASE("Other sizes given as files choose as the recordings do and read only the rows they use") {
   TempDir dir;
   const Recording tuned = sized_recording("GPU A", "1024", 12, 1e-3);
-  const std::vector<Recording> others = {
+  std::vector<Recording> others = {
       sized_recording("GPU B", "2048", 12, 1e-3),   // another device
       sized_recording("GPU A", "4096", 5, 1e-3),    // the nearest other size, with too few configurations
       sized_recording("GPU A", "16x512", 12, 2e-3),  // 8192 elements: the nearest that qualifies
-      sized_recording("GPU A", "65536", 12, 5e-3),  // farther: never read
   };
+  // Seven more that qualify, 2^14 to 2^20 elements: with 16x512, the kSizesCompared compared.
+  for (int n = 14; n <= 20; ++n) others.push_back(sized_recording("GPU A", std::to_string(1 << n), 12, 3e-3));
+  static_assert(kSizesCompared == 8);
+  others.push_back(sized_recording("GPU A", "4194304", 12, 5e-3));  // farther: never read
   std::vector<std::filesystem::path> files;
   for (std::size_t i = 0; i < others.size(); ++i) {
     files.push_back(dir / fmt::format("other-{}.csv.gz", i));
@@ -372,7 +379,7 @@ TEST_CASE("Other sizes given as files choose as the recordings do and read only 
   const auto expected = nearest_size_transfer(tuned, others);
   REQUIRE(expected);
   // The other device's and the farthest size's rows made unreadable: neither is needed.
-  for (const std::size_t unused : {0, 3})
+  for (const std::size_t unused : {std::size_t{0}, others.size() - 1})
     std::ofstream(files[unused]) << fmt::format("# blocktune recorded space 1\n# kernel: k\n# problem: {}\n# device: {}\nconfig\n\"\n",
                                                  others[unused].problem, others[unused].device);
   OtherSizes other_sizes(files);

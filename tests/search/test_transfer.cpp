@@ -74,6 +74,62 @@ TEST_CASE("transferred scores are measured ones where the other size measured ne
   CHECK_FALSE(model.measured);  // the model's own scores are guesses
 }
 
+TEST_CASE("a size transfer measures how differently the model ranks the configurations at the two sizes", "[transfer]") {
+  // Predicted here 0.9 or 1.1 times the prediction there, alternately: log ratios of spread ln(1.1/0.9) / 2.
+  std::vector<MeasuredAndPredicted> some = measured(10, [](int) { return 2.0; });
+  for (std::size_t i = 0; i < some.size(); ++i) some[i].predicted_here_seconds = some[i].predicted_seconds * (i % 2 ? 1.1 : 0.9);
+  const auto apart = SizeTransfer::from(some);
+  REQUIRE(apart);
+  CHECK(apart->model_distance() == Approx(std::log(1.1 / 0.9) / 2));
+  // Every prediction here the one there scaled: the model sees the sizes alike.
+  for (MeasuredAndPredicted& m : some) m.predicted_here_seconds = 3 * m.predicted_seconds;
+  CHECK(SizeTransfer::from(some)->model_distance() == Approx(0).margin(1e-12));
+  // Fewer than ten with a prediction here: unknown, as far as it can be.
+  some[0].predicted_here_seconds = 0;
+  const auto unknown = SizeTransfer::from(some);
+  REQUIRE(unknown);
+  CHECK(std::isinf(unknown->model_distance()));
+  CHECK(unknown->configurations() == 10);  // the correction itself needs no prediction here
+}
+
+TEST_CASE("of the nearest sizes, the correction is taken from the one the model sees most alike", "[transfer]") {
+  // Ten sizes, nearest in element count first by index; each one's model distance as given.
+  const std::vector<std::int64_t> size{4096};
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (std::int64_t i = 0; i < 10; ++i) sizes.push_back({4096 << (i + 1)});
+  std::vector<double> spread(10, 0.2);
+  std::vector<std::size_t> asked;
+  const auto measured_at = [&](std::size_t i) {
+    asked.push_back(i);
+    std::vector<MeasuredAndPredicted> out = measured(10, [](int) { return 2.0; });
+    for (std::size_t c = 0; c < out.size(); ++c) out[c].predicted_here_seconds = out[c].predicted_seconds * std::exp(c % 2 ? spread[i] : -spread[i]);
+    return out;
+  };
+  // All alike to the model: the nearest in element count.
+  auto chosen = nearest_size_transfer(sizes, size, measured_at);
+  REQUIRE(chosen);
+  CHECK(chosen->index == 0);
+  CHECK(chosen->transfer.model_distance() == Approx(0.2));
+  // A farther size the model sees more alike is preferred...
+  spread[5] = 0.05;
+  CHECK(nearest_size_transfer(sizes, size, measured_at)->index == 5);
+  // ... unless its distance is within kModelDistanceTolerance of a nearer one's.
+  spread[3] = 0.05 + 0.5 * kModelDistanceTolerance;
+  CHECK(nearest_size_transfer(sizes, size, measured_at)->index == 3);
+  spread[3] = 0.2;
+  // ... among the kSizesCompared nearest only: the ninth and tenth are never read.
+  spread[5] = 0.2;
+  spread[8] = 0;
+  asked.clear();
+  CHECK(nearest_size_transfer(sizes, size, measured_at)->index == 0);
+  CHECK(asked == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  // A size with too few measurements is not one of them: the next one is read in its place.
+  const auto some_too_few = [&](std::size_t i) { return i == 2 ? measured(9, [](int) { return 2.0; }) : measured_at(i); };
+  asked.clear();
+  CHECK(nearest_size_transfer(sizes, size, some_too_few)->index == 8);
+  CHECK(asked == std::vector<std::size_t>{0, 1, 3, 4, 5, 6, 7, 8});
+}
+
 TEST_CASE("problem sizes are taken nearest in element count first", "[transfer]") {
   const std::vector<std::vector<std::int64_t>> sizes{{1024, 1024}, {4096}, {512, 512, 512}, {2100}, {8192}};
   const std::vector<std::int64_t> size{4096};

@@ -101,18 +101,19 @@ std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 
 // What `tune` does when its database holds other problem sizes of the kernel
 // on the device (transfer.hpp): among `others`, the recordings of the same
-// kernel and device at another problem size, nearest in element count first,
-// the first whose measured and predicted times make a SizeTransfer. `index`
-// is its index in `others`; nullopt where none qualifies.
+// kernel and device at another problem size, the one nearest_size_transfer
+// chooses from their measured and predicted times and this recording's
+// predictions. `index` is its index in `others`; nullopt where none qualifies.
 std::optional<NearestTransfer> nearest_size_transfer(const Recording& recording, std::span<const Recording> others);
 
 // Recorded-space files standing for a database's other problem sizes (what
 // `replay run --sizes-from` gives): their notes are read at once, a file's
 // rows only when a replay asks for its measurements, nearest size first, as
 // tune reads its database's trials; many or large files cost the memory of
-// one. An answer is kept for the kernel, device and problem it was asked for,
-// so that replaying recordings of one size again (repeats, copies) reads no
-// file again. The constructor throws std::runtime_error naming a file it cannot read.
+// one. An answer is kept for the kernel, device, problem and kind of timing
+// it was asked for, so that replaying recordings of one size again (repeats,
+// copies, whose predictions are the model's at that size alike) reads no file
+// again. The constructor throws std::runtime_error naming a file it cannot read.
 class OtherSizes {
  public:
   explicit OtherSizes(std::vector<std::filesystem::path> files);

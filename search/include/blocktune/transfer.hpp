@@ -3,7 +3,9 @@
 // as a correction of the model's predictions for this one. Where the model is
 // wrong for a configuration, it is wrong in much the same way at a
 // neighbouring size (developed on every recorded space but the fourteenth
-// held-out set: bench/results/search-calibration/size-transfer/).
+// held-out set: bench/results/search-calibration/size-transfer/), and most
+// where the model itself sees the two sizes alike
+// (bench/results/search-calibration/model-nearest-size/).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,11 +22,12 @@
 namespace blocktune {
 
 // A configuration measured at the other size, with the model's prediction
-// there, both per time step.
+// there and at the size being tuned (0 where it has none), all per time step.
 struct MeasuredAndPredicted {
   std::string config;  // Config::to_string()
   double measured_seconds = 0;
   double predicted_seconds = 0;
+  double predicted_here_seconds = 0;
 };
 
 // A configuration predicted p here is scored p times its measured/predicted
@@ -39,10 +42,16 @@ class SizeTransfer {
 
   double factor(std::string_view config) const;
   std::size_t configurations() const { return ratios_.size(); }
+  // How differently the model ranks the configurations at the two sizes: the
+  // spread (standard deviation) of the logarithms of their predicted times
+  // here over there; infinite where fewer than kMinimumConfigurations have
+  // both predictions. 0 where the model sees one size as the other scaled.
+  double model_distance() const { return model_distance_; }
 
  private:
   std::map<std::string, double, std::less<>> ratios_;
   double typical_ratio_ = 1;
+  double model_distance_ = 0;
 };
 
 // Where the other size measured at least this share of as many configurations
@@ -63,9 +72,26 @@ ModelScores transferred_scores(ModelScores model, SizeTransfer transfer,
 // ratio of their element counts (products of the dimensions), ties in order.
 std::vector<std::size_t> nearest_sizes_first(std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size);
 
-// The correction `tune` applies: of `sizes`, the nearest to `size` whose
-// measurements make a SizeTransfer, its index and the transfer. `measured_at`
-// is asked for a size's measurements only as they are needed, nearest first.
+// How many of the sizes nearest in element count nearest_size_transfer
+// compares (each one's measurements are read): a bound on the cost where a
+// database holds many sizes; 8 found nearly all of the gain of comparing every
+// size on the flushed development sets.
+inline constexpr std::size_t kSizesCompared = 8;
+
+// Model distances closer than this to the lowest count as equal: differences
+// of the order of the model's own size effects on a bandwidth-bound kernel
+// (0.000-0.005 between the sums of squares' sizes) said nothing of which
+// size's errors carry over, and chose worse than the element count there.
+inline constexpr double kModelDistanceTolerance = 0.01;
+
+// The correction `tune` applies: of the kSizesCompared sizes nearest to `size`
+// in element count whose measurements make a SizeTransfer, the nearest of
+// those the model sees most alike (a model_distance() within
+// kModelDistanceTolerance of the lowest), its index and the transfer. Where
+// the element count alone chose, the best tiles of a matrix product at one
+// shape were taken for another's (bench/results/search-calibration/model-nearest-size/).
+// `measured_at` is asked for a size's measurements only as they are needed,
+// nearest first.
 struct NearestTransfer {
   std::size_t index = 0;
   SizeTransfer transfer;
