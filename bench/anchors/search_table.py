@@ -60,7 +60,7 @@ HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h2
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
 # its rule for kernels that count no work were all developed on warm recordings, so these are held out from each.
-FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-2", "h200-flushed-stencil")
+FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3", "h200-flushed-stencil")
 
 
 def held_out_from(set_number):
@@ -72,8 +72,10 @@ def held_out_from(set_number):
 # on every recording before the fourteenth set (bench/results/search-calibration/size-transfer/), and the search that
 # follows a correction measured at another size on nearly every configuration (ModelScores::measured) on every
 # recording read before the twenty-fourth session, the flushed development set h200-flushed-1 among them
-# (bench/results/search-calibration/measured-prior/); these were read after.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-held-out-23", "h200-held-out-24", "h200-flushed-2", "h200-flushed-stencil")
+# (bench/results/search-calibration/measured-prior/), and the choice of the other size by the model's distance
+# (bbe64c1) on h200-flushed-1, h200-flushed-2 and the warm recordings up to the twenty-fourth set
+# (bench/results/search-calibration/model-nearest-size/); these were not used for either.
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-3", "h200-flushed-stencil")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
@@ -636,10 +638,11 @@ Where `tune`'s database holds another problem size of the kernel measured on the
 model's predictions by it (`bench/results/search-calibration/size-transfer/`). The columns above replay each
 recording with its own predictions only, as a database holding nothing else would. Here the same default replays
 every recording as if one database held all the others (`replay run --sizes-from` every recorded space, also
-where a table shows some; the nearest other size of the same kernel and GPU corrects it, as `tune` does; Kernel Tuner caches and
-recordings without another size are as above). Held out here: the sets read after the corrected search was last
-changed (the search that follows a correction measured at another size on nearly every configuration:
-`bench/results/search-calibration/measured-prior/`): {correction_held_out}.
+where a table shows some; of the nearest other sizes of the same kernel and GPU, the one the model sees most alike
+corrects it, as `tune` does; Kernel Tuner caches and recordings without another size are as above). Held out here:
+the sets used neither for the search that follows a correction measured at another size on nearly every
+configuration (`bench/results/search-calibration/measured-prior/`) nor for the choice of that size by the model's
+distance (`bench/results/search-calibration/model-nearest-size/`): {correction_held_out}.
 
 {corrected}
 
