@@ -74,10 +74,9 @@ std::optional<NearestTransfer> nearest_size_transfer(std::span<const std::vector
   }
   if (compared.empty()) return std::nullopt;
   const double lowest = std::ranges::min(compared, {}, [](const NearestTransfer& c) { return c.transfer.model_distance(); }).transfer.model_distance();
-  // Infinite distances (no predictions here) are all alike: the nearest then.
-  auto alike = std::ranges::find_if(compared, [&](const NearestTransfer& c) {
-    return c.transfer.model_distance() <= lowest + kModelDistanceTolerance || std::isinf(lowest);
-  });
+  // (Where no size has predictions here, every distance is infinite and the nearest is taken.)
+  auto alike = std::ranges::find_if(
+      compared, [&](const NearestTransfer& c) { return c.transfer.model_distance() <= lowest + kModelDistanceTolerance; });
   return std::move(*alike);
 }
 

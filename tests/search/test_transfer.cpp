@@ -123,6 +123,13 @@ TEST_CASE("of the nearest sizes, the correction is taken from the one the model 
   asked.clear();
   CHECK(nearest_size_transfer(sizes, size, measured_at)->index == 0);
   CHECK(asked == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  // Without the model's predictions here no size is seen as more alike than another: the nearest.
+  const auto unpredicted = [&](std::size_t i) {
+    auto out = measured_at(i);
+    for (MeasuredAndPredicted& m : out) m.predicted_here_seconds = 0;
+    return out;
+  };
+  CHECK(nearest_size_transfer(sizes, size, unpredicted)->index == 0);
   // A size with too few measurements is not one of them: the next one is read in its place.
   const auto some_too_few = [&](std::size_t i) { return i == 2 ? measured(9, [](int) { return 2.0; }) : measured_at(i); };
   asked.clear();
