@@ -77,6 +77,8 @@ std::optional<NearestTransfer> nearest_size_transfer(std::span<const std::vector
   // (Where no size has predictions here, every distance is infinite and the nearest is taken.)
   auto alike = std::ranges::find_if(
       compared, [&](const NearestTransfer& c) { return c.transfer.model_distance() <= lowest + kModelDistanceTolerance; });
+  alike->compared = compared.size();
+  alike->nearest_model_distance = compared.front().transfer.model_distance();
   return std::move(*alike);
 }
 

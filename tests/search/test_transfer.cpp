@@ -110,9 +110,12 @@ TEST_CASE("of the nearest sizes, the correction is taken from the one the model 
   REQUIRE(chosen);
   CHECK(chosen->index == 0);
   CHECK(chosen->transfer.model_distance() == Approx(0.2));
+  CHECK(chosen->compared == kSizesCompared);
   // A farther size the model sees more alike is preferred...
   spread[5] = 0.05;
-  CHECK(nearest_size_transfer(sizes, size, measured_at)->index == 5);
+  chosen = nearest_size_transfer(sizes, size, measured_at);
+  CHECK(chosen->index == 5);
+  CHECK(chosen->nearest_model_distance == Approx(0.2));  // the nearest's, for tune's note
   // ... unless its distance is within kModelDistanceTolerance of a nearer one's.
   spread[3] = 0.05 + 0.5 * kModelDistanceTolerance;
   CHECK(nearest_size_transfer(sizes, size, measured_at)->index == 3);

@@ -353,6 +353,7 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
   options.max_evaluations = 2;
   const TuneResult second = tune(k, 0, ProblemSize::parse("8192"), store, compiler, options);
   CHECK_THAT(second.transfer_note, Catch::Contains(fmt::format("problem 4096 measured on this device ({} configurations", ok - 1)));
+  CHECK_THAT(second.transfer_note, Catch::Contains("the only size measured with enough configurations"));
   // 15 of 240 configurations measured there: the corrected scores are mostly the model's guesses, which the search guards against.
   REQUIRE(10 * (ok - 1) < 9 * second.valid);
   CHECK_THAT(second.transfer_note, !Catch::Contains("fastest corrected prediction"));

@@ -95,6 +95,8 @@ inline constexpr double kModelDistanceTolerance = 0.01;
 struct NearestTransfer {
   std::size_t index = 0;
   SizeTransfer transfer;
+  std::size_t compared = 1;              // how many sizes it was chosen among
+  double nearest_model_distance = 0;     // that of the nearest of them in element count (so a note can say why)
 };
 std::optional<NearestTransfer> nearest_size_transfer(
     std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size,
