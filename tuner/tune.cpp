@@ -83,8 +83,8 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
   const std::string why =
       nearest->compared == 1 ? "the only size measured with enough configurations"
       : !std::isfinite(distance) ? fmt::format("the nearest of the {} sizes measured nearest to this one", nearest->compared)
-      : fmt::format("of the {} sizes measured nearest to this one, the one whose configurations the model ranks most alike: "
-                    "model distance {:.3f}, the nearest's {:.3f}",
+      : fmt::format("of the {} sizes measured nearest to this one, the nearest of those whose configurations the model ranks "
+                    "most alike: model distance {:.3f}, the nearest size's {:.3f}",
                     nearest->compared, distance, nearest->nearest_model_distance);
   result.transfer_note = fmt::format(
       "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
