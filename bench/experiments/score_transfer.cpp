@@ -2,11 +2,11 @@
 // recorded predictions as they are and corrected by the nearest other problem
 // size (blocktune/transfer.hpp, what `tune` does with the sizes its database
 // holds): mean over seeds 1..N. The other size is taken from the recordings
-// listed in POOL (one path a line) of the same kernel and device name and
-// another problem, nearest in element count first, the first with enough
-// configurations (nearest_size_transfer, as `replay run --sizes-from`), from its
-// measured times and recorded predictions (give it recordings whose
-// predictions are today's model's).
+// listed in POOL (one path a line) of the same kernel, device name and timing
+// at another problem, as nearest_size_transfer chooses it (`replay run
+// --sizes-from`), from its measured times and recorded predictions (give it
+// recordings whose predictions are today's model's); each line ends with that
+// size's file and its model distance (SizeTransfer::model_distance).
 // Build as score_strategy.cpp (its header has the g++ line), then:
 //   /tmp/score_transfer 10 POOL SPACE...
 #include <blocktune/db_types.hpp>
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       pool.push_back(read_recording(line));
       pool_files.push_back(line);
     }
-  fmt::print("{:<90} {:>15} {:>15}  {}\n", "space", "model", "transferred", "from");
+  fmt::print("{:<90} {:>15} {:>15}  {}\n", "space", "model", "transferred", "from (its model distance)");
   for (int a = 3; a < argc; ++a) {
     const Recording recording = read_recording(argv[a]);
     const auto model = recorded_model_scores(recording);
@@ -72,9 +72,11 @@ int main(int argc, char** argv) {
       fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>15}  none\n", name, as_is, as_is_error, "-");
       continue;
     }
+    const double corrected_distance = transfer->transfer.model_distance();
     const ModelScores corrected = transferred_scores(*model, std::move(transfer->transfer), [&](std::uint64_t i) { return recording.space.configs[i].to_string(); },
                                                          recording.space.configs.size());
     const auto [transferred, transferred_error] = mean_score(recording, corrected, seeds);
-    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {}\n", name, as_is, as_is_error, transferred, transferred_error, pool_files[transfer->index]);
+    fmt::print("{:<90} {:>7.3f} +- {:.3f} {:>7.3f} +- {:.3f}  {} {:.6f}\n", name, as_is, as_is_error, transferred, transferred_error,
+               pool_files[transfer->index], corrected_distance);
   }
 }

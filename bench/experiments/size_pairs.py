@@ -2,11 +2,10 @@
 """Which other problem size should correct the model (search/include/blocktune/transfer.hpp)?
 
 collect: for each recording of TARGETS, every recording of POOL of the same kernel, device and kind of timing at
-another problem size (or the K nearest in element count): the distance in element count (|log ratio|), the model's
-distance (the spread of the log ratios of the two recordings' predicted times, configuration by configuration:
-SizeTransfer::model_distance), and the default strategy's methodology score when that size alone corrects the
-model (score_transfer with a one-line pool, SEEDS seeds), one JSON object a line, appended to OUT (a rerun skips
-the pairs OUT already has).
+another problem size (or the K nearest in element count): the distance in element count (|log ratio|), and what
+score_transfer says with that size alone as its pool (SEEDS seeds): the model's distance (SizeTransfer::model_distance,
+null where fewer than ten configurations have both predictions) and the default strategy's methodology score when that
+size corrects the model; one JSON object a line, appended to OUT (a rerun skips the pairs OUT already has).
 
 rules: the mean score by kernel, and the spaces below 0.6, of the ways of choosing among those pairs: by element
 count (the rule before the model distance), by the model's distance among the K nearest, and by both added up.
@@ -16,9 +15,7 @@ count (the rule before the model distance), by the model's distance among the K 
 """
 import argparse
 import collections
-import csv
 import gzip
-import io
 import json
 import math
 import os
@@ -26,39 +23,21 @@ import subprocess
 import tempfile
 
 
-def read_recording(path):
-    notes, body = {}, []
+def read_notes(path):
+    """A recording's leading `# key: value` lines."""
+    notes = {}
     with gzip.open(path, 'rt') if path.endswith('.gz') else open(path) as f:
-        for line in f.read().splitlines():
+        for line in f:
+            if not line.startswith('#'):
+                break
             if line.startswith('# ') and ':' in line:
                 key, value = line[2:].split(':', 1)
                 notes[key.strip()] = value.strip()
-            elif not line.startswith('#'):
-                body.append(line)
-    return notes, {row['config']: row for row in csv.DictReader(io.StringIO('\n'.join(body)))}
+    return notes
 
 
 def log_elements(problem):
     return sum(math.log(int(d)) for d in problem.split('x'))
-
-
-def model_distance(here, there):
-    """SizeTransfer::model_distance: over the configurations measured there, the standard deviation of
-    log(predicted here / predicted there); None where fewer than ten have both."""
-    logs = []
-    for config, row in there.items():
-        if row['outcome'] != 'ok' or config not in here:
-            continue
-        try:
-            predicted_there, predicted_here = float(row['predicted_s']), float(here[config]['predicted_s'])
-        except (KeyError, ValueError):
-            continue
-        if predicted_there > 0 and predicted_here > 0:
-            logs.append(math.log(predicted_here / predicted_there))
-    if len(logs) < 10:
-        return None
-    mean = sum(logs) / len(logs)
-    return math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs))
 
 
 def collect(args):
@@ -73,34 +52,33 @@ def collect(args):
 
     def recording(path):
         if path not in recordings:
-            recordings[path] = read_recording(path)
+            recordings[path] = read_notes(path)
         return recordings[path]
 
     with open(args.out, 'a') as out, tempfile.TemporaryDirectory() as scratch:
         one = os.path.join(scratch, 'pool.txt')
         for target in targets:
-            notes, rows = recording(target)
+            notes = recording(target)
             others = []
             for other in pool:
-                other_notes, other_rows = recording(other)
+                other_notes = recording(other)
                 if any(other_notes.get(k) != notes.get(k) for k in ('kernel', 'device', 'l2')) or other_notes['problem'] == notes['problem']:
                     continue
-                distance = model_distance(rows, other_rows)
-                if distance is None:
-                    continue
-                others.append((abs(log_elements(other_notes['problem']) - log_elements(notes['problem'])), other, distance))
+                others.append((abs(log_elements(other_notes['problem']) - log_elements(notes['problem'])), other))
             others.sort(key=lambda o: o[0])
-            for count_distance, other, distance in others[:args.nearest]:
+            for count_distance, other in others[:args.nearest]:
                 if (target, other) in done:
                     continue
                 with open(one, 'w') as f:
                     f.write(other + '\n')
                 run = subprocess.run([args.score_transfer, str(args.seeds), one, target], capture_output=True, text=True)
                 fields = run.stdout.splitlines()[-1].split() if run.returncode == 0 and run.stdout else []
-                if len(fields) < 7 or fields[4] == '-':
+                if len(fields) < 9 or fields[4] == '-':
                     print(f'no score for {target} corrected by {other}: {run.stderr[-300:]}')
                     continue
-                out.write(json.dumps(dict(target=target, other=other, count_distance=count_distance, model_distance=distance,
+                distance = float(fields[8])
+                out.write(json.dumps(dict(target=target, other=other, count_distance=count_distance,
+                                          model_distance=distance if math.isfinite(distance) else None,
                                           as_recorded=float(fields[1]), score=float(fields[4]))) + '\n')
                 out.flush()
 
@@ -113,6 +91,8 @@ def rules(args):
     by_target = collections.defaultdict(list)
     for line in open(args.out):
         row = json.loads(line)
+        if row['model_distance'] is None:
+            row['model_distance'] = math.inf  # no predictions to compare: as far as can be
         by_target[row['target']].append(row)
 
     def nearest(k):
