@@ -157,11 +157,13 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
   std::optional<ModelScores> model = options.no_model ? std::nullopt : recorded_model_scores(recording);
   // As tune corrects its predictions by another problem size its database holds.
   std::optional<std::string> corrected_by;
+  std::vector<std::string> averaged_with;
   if (model && model->are_times) {
     if (auto transfer = other_sizes.nearest_size_transfer(recording)) {
       model = transferred_scores(std::move(*model), std::move(transfer->transfer),
                                  [&space](std::uint64_t candidate) { return space.configs[candidate].to_string(); }, space.configs.size());
       corrected_by = options.sizes_from[transfer->index];  // OtherSizes keeps the files' order
+      for (const std::size_t i : transfer->averaged_with) averaged_with.push_back(options.sizes_from[i]);
     }
   }
 
@@ -174,13 +176,16 @@ SpaceResult replay_space(std::ostream& out, Progress& progress, const Source& so
              : model                                                   ? "recorded occupancy, then registers"
              : options.no_model                                        ? "none (--no-model)"
                                                                        : "none (no prediction or occupancy recorded)",
-             corrected_by ? fmt::format(", corrected by the other problem size of {}", *corrected_by) : "");
+             corrected_by ? fmt::format(", corrected by the other problem size of {}{}", *corrected_by,
+                                        averaged_with.empty() ? "" : fmt::format(" (averaged with {})", fmt::join(averaged_with, ", ")))
+                          : "");
   fmt::print(out, "  {} seeds; near-optimal: {:.0f}% of the optimum's speed within {} evaluations ({:g}%)\n\n",
              seeds.size(), kNearOptimalSpeed * 100, evaluations, options.budget_fraction * 100);
   fmt::print(out, "  {:<20} {:>15}  {:>14}  {:>18}\n", "strategy", "score +- s.e.", "near-optimal", "evaluations to 97%");
 
   SpaceResult result{label, {}, space_facts(source, random)};
   result.facts["corrected_by"] = corrected_by ? Json(*corrected_by) : Json();
+  result.facts["averaged_with"] = Json(averaged_with);
   for (const auto& name : options.strategies) {
     const auto strategy = make_strategy(name);
     const std::string shown = name == kDefaultStrategy ? name + " (default)" : name;

@@ -347,7 +347,10 @@ std::optional<NearestTransfer> nearest_among(const Recording& recording, std::si
     }
   }
   auto nearest = nearest_size_transfer(sizes, *dims, [&](std::size_t i) { return measured_at(candidates[i]); });
-  if (nearest) nearest->index = candidates[nearest->index];
+  if (nearest) {
+    nearest->index = candidates[nearest->index];
+    for (std::size_t& index : nearest->averaged_with) index = candidates[index];
+  }
   return nearest;
 }
 

@@ -33,6 +33,24 @@ std::optional<SizeTransfer> SizeTransfer::from(std::span<const MeasuredAndPredic
   return transfer;
 }
 
+SizeTransfer SizeTransfer::averaged_with(std::span<const SizeTransfer* const> others) const {
+  std::map<std::string, std::pair<double, int>, std::less<>> log_sums;  // per configuration: sum of log relative ratios, count
+  const auto add = [&](const SizeTransfer& transfer) {
+    for (const auto& [config, ratio] : transfer.ratios_) {
+      auto& [sum, count] = log_sums[config];
+      sum += std::log(ratio / transfer.typical_ratio_);
+      ++count;
+    }
+  };
+  add(*this);
+  for (const SizeTransfer* other : others) add(*other);
+  SizeTransfer averaged = *this;
+  averaged.ratios_.clear();
+  for (const auto& [config, sum_count] : log_sums)
+    averaged.ratios_.emplace_hint(averaged.ratios_.end(), config, typical_ratio_ * std::exp(sum_count.first / sum_count.second));
+  return averaged;
+}
+
 double SizeTransfer::factor(std::string_view config) const {
   const auto found = ratios_.find(config);
   return found != ratios_.end() ? found->second : typical_ratio_;
@@ -77,9 +95,16 @@ std::optional<NearestTransfer> nearest_size_transfer(std::span<const std::vector
   // (Where no size has predictions here, every distance is infinite and the nearest is taken.)
   auto alike = std::ranges::find_if(
       compared, [&](const NearestTransfer& c) { return c.transfer.model_distance() <= lowest + kModelDistanceTolerance; });
-  alike->compared = compared.size();
-  alike->nearest_model_distance = compared.front().transfer.model_distance();
-  return std::move(*alike);
+  std::vector<const SizeTransfer*> also_alike;
+  std::vector<std::size_t> also_alike_index;
+  for (auto other = alike + 1; other != compared.end() && also_alike.size() + 1 < kSizesAveraged; ++other)
+    if (other->transfer.model_distance() <= lowest + kModelDistanceTolerance) {
+      also_alike.push_back(&other->transfer);
+      also_alike_index.push_back(other->index);
+    }
+  NearestTransfer chosen{alike->index, alike->transfer.averaged_with(also_alike), std::move(also_alike_index), compared.size(),
+                         compared.front().transfer.model_distance()};
+  return chosen;
 }
 
 }  // namespace blocktune

@@ -86,10 +86,16 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
       : fmt::format("of the {} sizes measured nearest to this one, the nearest of those whose configurations the model ranks "
                     "most alike: model distance {:.3f}, the nearest size's {:.3f}",
                     nearest->compared, distance, nearest->nearest_model_distance);
+  std::vector<std::string> averaged;
+  for (const std::size_t i : nearest->averaged_with) averaged.push_back(others[i].second.to_string());
+  const std::string averaged_note =
+      averaged.empty() ? ""
+                       : fmt::format(", each ratio averaged with those of problem{} {}, which the model sees as alike too",
+                                     averaged.size() > 1 ? "s" : "", fmt::join(averaged, " and "));
   result.transfer_note = fmt::format(
       "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
-      "one's measured over predicted time there; {}); --no-transfer leaves them as they are",
-      others[nearest->index].second.to_string(), result.transfer->configurations(), why);
+      "one's measured over predicted time there{}; {}); --no-transfer leaves them as they are",
+      others[nearest->index].second.to_string(), result.transfer->configurations(), averaged_note, why);
 }
 
 std::string kernel_identity(const KernelDescription& kernel) {

@@ -140,6 +140,71 @@ TEST_CASE("of the nearest sizes, the correction is taken from the one the model 
   CHECK(asked == std::vector<std::size_t>{0, 1, 3, 4, 5, 6, 7, 8});
 }
 
+TEST_CASE("a size transfer averaged with others takes each configuration's ratio relative to each size's typical one", "[transfer]") {
+  // Here: ratios 1 and 4 alternately (typical 2). Another size: the model twice as far off overall (typical 4), with
+  // "x=0" measured at its typical ratio and one configuration only it measured.
+  const auto here = SizeTransfer::from(measured(10, [](int i) { return i % 2 ? 4.0 : 1.0; }));
+  std::vector<MeasuredAndPredicted> other_measured = measured(10, [](int i) { return i % 2 ? 8.0 : 2.0; });
+  other_measured[0].measured_seconds = 4e-3;
+  other_measured.push_back({"x=10", 8e-3, 1e-3});
+  const auto other = SizeTransfer::from(other_measured);
+  REQUIRE(here);
+  REQUIRE(other);
+  const double other_typical = other->factor("x=42");
+  const SizeTransfer* const others[] = {&*other};
+  const SizeTransfer averaged = here->averaged_with(others);
+  // x=1: 4/2 here and 8/typical there, relative; the geometric mean, times the typical ratio here.
+  CHECK(averaged.factor("x=1") == Approx(2 * std::sqrt(2.0 * 8 / other_typical)));
+  // x=0: half the typical ratio here, the typical one there: pulled halfway (in logarithms) towards the typical.
+  CHECK(averaged.factor("x=0") == Approx(2 * std::sqrt(0.5 * 4 / other_typical)));
+  CHECK(averaged.factor("x=10") == Approx(2 * 8 / other_typical));  // measured there only
+  CHECK(averaged.factor("x=42") == Approx(2.0));                    // measured nowhere: the typical ratio here
+  CHECK(averaged.configurations() == 11);
+  CHECK(averaged.model_distance() == here->model_distance());
+  // Averaged with none, it is itself.
+  CHECK(here->averaged_with({}).factor("x=1") == Approx(4.0));
+}
+
+TEST_CASE("a correction averages the chosen size with the next sizes the model sees alike", "[transfer]") {
+  // Eight sizes nearest first by index; size i measures "x=0" i + 1 times its typical ratio (2), the others at it.
+  const std::vector<std::int64_t> size{4096};
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (std::int64_t i = 0; i < 8; ++i) sizes.push_back({4096 << (i + 1)});
+  std::vector<double> spread(8, 0.05);
+  const auto measured_at = [&](std::size_t i) {
+    std::vector<MeasuredAndPredicted> out = measured(20, [](int) { return 2.0; });
+    out[0].measured_seconds *= double(i + 1);
+    for (std::size_t c = 0; c < out.size(); ++c) out[c].predicted_here_seconds = out[c].predicted_seconds * std::exp(c % 2 ? spread[i] : -spread[i]);
+    return out;
+  };
+  const auto relative_x0 = [](const NearestTransfer& chosen) { return chosen.transfer.factor("x=0") / chosen.transfer.factor("x=42"); };
+  // All alike: the nearest, averaged with the next kSizesAveraged - 1.
+  static_assert(kSizesAveraged == 3);
+  auto chosen = nearest_size_transfer(sizes, size, measured_at);
+  REQUIRE(chosen);
+  CHECK(chosen->index == 0);
+  CHECK(chosen->averaged_with == std::vector<std::size_t>{1, 2});
+  // Relative to the typical ratio, x=0 is the geometric mean of what each of the three sizes measured alone.
+  std::vector<double> alone;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto transfer = SizeTransfer::from(measured_at(i));
+    alone.push_back(transfer->factor("x=0") / transfer->factor("x=42"));
+  }
+  CHECK(relative_x0(*chosen) == Approx(std::cbrt(alone[0] * alone[1] * alone[2])));
+  // A size the model sees otherwise is skipped, not averaged: the next alike one in its place.
+  spread[1] = 0.05 + 2 * kModelDistanceTolerance;
+  chosen = nearest_size_transfer(sizes, size, measured_at);
+  CHECK(chosen->index == 0);
+  CHECK(chosen->averaged_with == std::vector<std::size_t>{2, 3});
+  // Only the chosen one alike: nothing averaged in.
+  std::ranges::fill(spread, 0.3);
+  spread[4] = 0.05;
+  chosen = nearest_size_transfer(sizes, size, measured_at);
+  CHECK(chosen->index == 4);
+  CHECK(chosen->averaged_with.empty());
+  CHECK(relative_x0(*chosen) == Approx(SizeTransfer::from(measured_at(4))->factor("x=0") / SizeTransfer::from(measured_at(4))->factor("x=42")));
+}
+
 TEST_CASE("problem sizes are taken nearest in element count first", "[transfer]") {
   const std::vector<std::vector<std::int64_t>> sizes{{1024, 1024}, {4096}, {512, 512, 512}, {2100}, {8192}};
   const std::vector<std::int64_t> size{4096};

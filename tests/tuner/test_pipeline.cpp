@@ -369,6 +369,26 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
   CHECK(without.trials[1].median_ms > fastest.median_ms);
 }
 
+// Two other sizes the model sees alike: each configuration's correction is
+// averaged over both, and the note names both.
+TEST_CASE("tune averages the correction over the other sizes the model sees alike", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  const KernelDescription k = fill_kernel(values(2));
+  TuneOptions options = simulated_options(16);
+  options.transfer_sizes = false;
+  tune(k, 0, ProblemSize::parse("65536"), store, compiler, options);
+  tune(k, 0, ProblemSize::parse("262144"), store, compiler, options);
+  options.transfer_sizes = true;
+  options.max_evaluations = 2;
+  const TuneResult between = tune(k, 0, ProblemSize::parse("131072"), store, compiler, options);
+  INFO(between.transfer_note);
+  CHECK_THAT(between.transfer_note, Catch::Contains("problem 65536 measured on this device"));
+  CHECK_THAT(between.transfer_note, Catch::Contains("each ratio averaged with those of problem 262144, which the model sees as alike too"));
+  CHECK_THAT(between.transfer_note, Catch::Contains("of the 2 sizes measured nearest to this one"));
+}
+
 // Times measured after an L2 flush (the default) and warm do not compare: a
 // run resumes only the stored times of its own kind, chooses its winner among
 // them, and is corrected only by other sizes timed its way.

@@ -48,6 +48,14 @@ class SizeTransfer {
   // both predictions. 0 where the model sees one size as the other scaled.
   double model_distance() const { return model_distance_; }
 
+  // This transfer with each configuration's ratio averaged (a geometric mean)
+  // with the ratios `others` measured for it, each taken relative to its own
+  // transfer's typical ratio (the model's overall error differs from size to
+  // size; what carries over is how each configuration departs from it). One
+  // size's measurement noise then weighs less where the space is flat. The
+  // model distance and typical ratio stay this one's.
+  SizeTransfer averaged_with(std::span<const SizeTransfer* const> others) const;
+
  private:
   std::map<std::string, double, std::less<>> ratios_;
   double typical_ratio_ = 1;
@@ -84,19 +92,27 @@ inline constexpr std::size_t kSizesCompared = 8;
 // size's errors carry over, and chose worse than the element count there.
 inline constexpr double kModelDistanceTolerance = 0.01;
 
+// How many of the sizes the model sees alike a correction averages (the
+// chosen one and the next ones in element count): on the development sets
+// three gained on every set, all of them (up to kSizesCompared) lost on the
+// warm sums of squares (bench/results/search-calibration/sizes-averaged/).
+inline constexpr std::size_t kSizesAveraged = 3;
+
 // The correction `tune` applies: of the kSizesCompared sizes nearest to `size`
 // in element count whose measurements make a SizeTransfer, the nearest of
 // those the model sees most alike (a model_distance() within
-// kModelDistanceTolerance of the lowest), its index and the transfer. Where
-// the element count alone chose, the best tiles of a matrix product at one
-// shape were taken for another's (bench/results/search-calibration/model-nearest-size/).
-// `measured_at` is asked for a size's measurements only as they are needed,
-// nearest first.
+// kModelDistanceTolerance of the lowest), its index and the transfer,
+// averaged with up to kSizesAveraged - 1 more of those alike sizes, nearest
+// first. Where the element count alone chose, the best tiles of a matrix
+// product at one shape were taken for another's
+// (bench/results/search-calibration/model-nearest-size/). `measured_at` is
+// asked for a size's measurements only as they are needed, nearest first.
 struct NearestTransfer {
   std::size_t index = 0;
   SizeTransfer transfer;
-  std::size_t compared = 1;              // how many sizes it was chosen among
-  double nearest_model_distance = 0;     // that of the nearest of them in element count (so a note can say why)
+  std::vector<std::size_t> averaged_with;  // indices of the other sizes averaged in, nearest first
+  std::size_t compared = 1;                // how many sizes it was chosen among
+  double nearest_model_distance = 0;       // that of the nearest of them in element count (so a note can say why)
 };
 std::optional<NearestTransfer> nearest_size_transfer(
     std::span<const std::vector<std::int64_t>> sizes, std::span<const std::int64_t> size,
