@@ -96,6 +96,15 @@ std::vector<Value> values(int count) {
   return v;
 }
 
+// A tuning database and variant cache in a fresh folder, and a fill kernel of
+// two values, for runs that tune one kernel at several problem sizes.
+struct FillSession {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  VariantCompiler compiler{folder.path() / "cache"};
+  KernelDescription kernel = fill_kernel(values(2));
+};
+
 std::vector<std::string> configs_of(const TuneResult& result) {
   std::vector<std::string> configs;
   for (const TrialRecord& t : result.trials) configs.push_back(t.config);
@@ -329,10 +338,8 @@ TEST_CASE("a rerun with the same strategy and seed retraces its steps from the d
 // size, so the configurations fastest at 4096 are, corrected, the favourites
 // at 8192, and the second run measures one of them right after the default.
 TEST_CASE("tune corrects the model by what the nearest other problem size measured on the device", "[pipeline][tune]") {
-  test::TempDir folder;
-  Store store = Store::open(folder / "tuning.db");
-  const VariantCompiler compiler(folder.path() / "cache");
-  const KernelDescription k = fill_kernel(values(2));
+  FillSession session;
+  auto& [folder, store, compiler, k] = session;
   TuneOptions options = simulated_options(16);
   const TuneResult first = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
   CHECK(first.transfer_note.empty());  // nothing else measured yet
@@ -372,10 +379,8 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
 // Two other sizes the model sees alike: each configuration's correction is
 // averaged over both, and the note names both.
 TEST_CASE("tune averages the correction over the other sizes the model sees alike", "[pipeline][tune]") {
-  test::TempDir folder;
-  Store store = Store::open(folder / "tuning.db");
-  const VariantCompiler compiler(folder.path() / "cache");
-  const KernelDescription k = fill_kernel(values(2));
+  FillSession session;
+  auto& [folder, store, compiler, k] = session;
   TuneOptions options = simulated_options(16);
   options.transfer_sizes = false;
   tune(k, 0, ProblemSize::parse("65536"), store, compiler, options);
@@ -393,10 +398,8 @@ TEST_CASE("tune averages the correction over the other sizes the model sees alik
 // run resumes only the stored times of its own kind, chooses its winner among
 // them, and is corrected only by other sizes timed its way.
 TEST_CASE("a run timed with the L2 the other way measures again what ran, and takes no correction from it", "[pipeline][tune]") {
-  test::TempDir folder;
-  Store store = Store::open(folder / "tuning.db");
-  const VariantCompiler compiler(folder.path() / "cache");
-  const KernelDescription k = fill_kernel(values(2));
+  FillSession session;
+  auto& [folder, store, compiler, k] = session;
   TuneOptions options = simulated_options(16);
   options.timing.flush_l2 = false;
   const TuneResult warm = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
