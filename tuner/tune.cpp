@@ -93,9 +93,10 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
                        : fmt::format(", each ratio averaged with those of problem{} {}, which the model sees as alike too",
                                      averaged.size() > 1 ? "s" : "", fmt::join(averaged, " and "));
   result.transfer_note = fmt::format(
-      "the model's predictions are corrected by what problem {} measured on this device ({} configurations: each "
-      "one's measured over predicted time there{}; {}); --no-transfer leaves them as they are",
-      others[nearest->index].second.to_string(), result.transfer->configurations(), averaged_note, why);
+      "the model's predictions are corrected by what problem {} measured on this device{} ({} configurations{}: each "
+      "one's measured over predicted time there; {}); --no-transfer leaves them as they are",
+      others[nearest->index].second.to_string(), averaged_note, result.transfer->configurations(), averaged.empty() ? "" : " in all",
+      why);
 }
 
 std::string kernel_identity(const KernelDescription& kernel) {
