@@ -4,7 +4,8 @@
 # default search on flushed times. SET=1 (35 sizes): bench/results/spaces/h200-flushed-1/, the development set;
 # SET=2 (25 sizes none of set 1 has, sums of squares weighted as set 1's misses were) and SET=3 (25 more, none of
 # sets 1 and 2 has): held-out sets. SET=4 (25 more, none of sets 1 to 3 has; matmul shapes mixing 1536 and powers of
-# two, the case the choice of the other size by the model's distance was made for): for judging the next change.
+# two, the case the choice of the other size by the model's distance was made for): read to judge bb1a582. SET=5 (25
+# more, none of sets 1 to 4 has): for judging the next change.
 #   SET=1 BIN=.carry/gpu/bin OUT=/tmp/out LIMIT=540 bash bench/experiments/record_flushed_set.sh
 R=examples/specs/reduction/spec.json T=examples/specs/transpose/spec.json C=examples/specs/conv2d/spec.json M=examples/specs/matmul/spec.json
 case ${SET:-1} in
@@ -24,7 +25,11 @@ case ${SET:-1} in
      transposes="1792x1792 2816x2816 4352x2176 1536x4608 6656x1664 4864x4864"
      convolutions="3584x1792 2304x4608 5632x2048 4096x3072"
      matmuls="2048x2048x1024 1024x1536x1536 1536x1024x1024" ;;
-  *) echo "SET must be 1, 2, 3 or 4" >&2; exit 2 ;;
+  5) sums="17 19 30 38 50 58 76 92 108 124 152 184"
+     transposes="1664x1664 3328x3328 2048x4096 5376x2688 1408x5632 4096x1024"
+     convolutions="2816x2816 3584x3584 4608x2304 1024x8192"
+     matmuls="1024x1024x1536 2048x1536x2048 1536x1536x1024" ;;
+  *) echo "SET must be 1 to 5" >&2; exit 2 ;;
 esac
 items=""
 for n in $sums; do items="$items $R:$((n * 1048576))"; done
