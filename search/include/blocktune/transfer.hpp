@@ -93,9 +93,11 @@ inline constexpr std::size_t kSizesCompared = 8;
 inline constexpr double kModelDistanceTolerance = 0.01;
 
 // How many of the sizes the model sees alike a correction averages (the
-// chosen one and the next ones in element count): on the development sets
-// three gained on every set, all of them (up to kSizesCompared) lost on the
-// warm sums of squares (bench/results/search-calibration/sizes-averaged/).
+// chosen one and the next ones in element count): three gained on every set
+// timed with the L2 flushed (tune's default), held out included; all of them
+// (up to kSizesCompared) lost on the warm sums of squares, and three lost a
+// little there too with one recording per size
+// (bench/results/search-calibration/sizes-averaged/).
 inline constexpr std::size_t kSizesAveraged = 3;
 
 // The correction `tune` applies: of the kSizesCompared sizes nearest to `size`
