@@ -34,6 +34,7 @@ std::optional<SizeTransfer> SizeTransfer::from(std::span<const MeasuredAndPredic
 }
 
 SizeTransfer SizeTransfer::averaged_with(std::span<const SizeTransfer* const> others) const {
+  if (others.empty()) return *this;
   std::map<std::string, std::pair<double, int>, std::less<>> log_sums;  // per configuration: sum of log relative ratios, count
   const auto add = [&](const SizeTransfer& transfer) {
     for (const auto& [config, ratio] : transfer.ratios_) {
@@ -44,8 +45,9 @@ SizeTransfer SizeTransfer::averaged_with(std::span<const SizeTransfer* const> ot
   };
   add(*this);
   for (const SizeTransfer* other : others) add(*other);
-  SizeTransfer averaged = *this;
-  averaged.ratios_.clear();
+  SizeTransfer averaged;
+  averaged.typical_ratio_ = typical_ratio_;
+  averaged.model_distance_ = model_distance_;
   for (const auto& [config, sum_count] : log_sums)
     averaged.ratios_.emplace_hint(averaged.ratios_.end(), config, typical_ratio_ * std::exp(sum_count.first / sum_count.second));
   return averaged;
@@ -92,19 +94,19 @@ std::optional<NearestTransfer> nearest_size_transfer(std::span<const std::vector
   }
   if (compared.empty()) return std::nullopt;
   const double lowest = std::ranges::min(compared, {}, [](const NearestTransfer& c) { return c.transfer.model_distance(); }).transfer.model_distance();
-  // (Where no size has predictions here, every distance is infinite and the nearest is taken.)
-  auto alike = std::ranges::find_if(
-      compared, [&](const NearestTransfer& c) { return c.transfer.model_distance() <= lowest + kModelDistanceTolerance; });
+  // (Where no size has predictions here, every distance is infinite and all count as alike: the nearest, averaged
+  // with the next ones.)
+  const auto seen_alike = [&](const NearestTransfer& c) { return c.transfer.model_distance() <= lowest + kModelDistanceTolerance; };
+  const auto alike = std::ranges::find_if(compared, seen_alike);
   std::vector<const SizeTransfer*> also_alike;
   std::vector<std::size_t> also_alike_index;
   for (auto other = alike + 1; other != compared.end() && also_alike.size() + 1 < kSizesAveraged; ++other)
-    if (other->transfer.model_distance() <= lowest + kModelDistanceTolerance) {
+    if (seen_alike(*other)) {
       also_alike.push_back(&other->transfer);
       also_alike_index.push_back(other->index);
     }
-  NearestTransfer chosen{alike->index, alike->transfer.averaged_with(also_alike), std::move(also_alike_index), compared.size(),
+  return NearestTransfer{alike->index, alike->transfer.averaged_with(also_alike), std::move(also_alike_index), compared.size(),
                          compared.front().transfer.model_distance()};
-  return chosen;
 }
 
 }  // namespace blocktune
