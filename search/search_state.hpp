@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -157,6 +158,9 @@ class Technique {
   virtual void refined(std::uint64_t /*candidate*/) {}
   // See Search::calibration.
   virtual std::optional<ModelCalibration> calibration() const { return std::nullopt; }
+  // Whether its first proposal comes before `start`, the candidates the
+  // search was started from: a lead it trusts more than them.
+  virtual bool leads(std::span<const std::uint64_t> /*start*/) const { return false; }
 };
 
 std::unique_ptr<Technique> make_surrogate(Run& run);

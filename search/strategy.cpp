@@ -290,7 +290,8 @@ std::optional<double> comparable(std::optional<double> time) {
 using TechniqueFactory = std::unique_ptr<Technique> (*)(Run&);
 
 // A technique driven through the Search interface, after the candidates it
-// is to start from; when it has no idea, a random candidate not yet proposed.
+// is to start from (but for a technique's lead, which comes first); when it
+// has no idea, a random candidate not yet proposed.
 class TechniqueSearch final : public Search {
  public:
   TechniqueSearch(const CandidateSpace& space, const ModelScores* model, std::uint64_t seed, TechniqueFactory make,
@@ -298,16 +299,15 @@ class TechniqueSearch final : public Search {
       : run_(space, model, seed), technique_(make(run_)), first_(std::move(first)) {}
 
   std::optional<std::uint64_t> propose() override {
+    if (std::exchange(at_start_, false) && technique_->leads(first_))
+      if (const auto lead = own_proposal()) return lead;
     while (next_first_ < first_.size()) {
       const std::uint64_t candidate = first_[next_first_++];
       if (candidate >= run_.state.size() || run_.state.proposed(candidate)) continue;
       run_.state.propose(candidate);
       return candidate;
     }
-    auto candidate = technique_->propose();
-    if (!candidate) candidate = run_.state.random_unproposed(run_.random);
-    if (candidate) run_.state.propose(*candidate);
-    return candidate;
+    return own_proposal();
   }
 
   void tell(std::uint64_t candidate, const Evaluation& evaluation) override {
@@ -324,10 +324,18 @@ class TechniqueSearch final : public Search {
   std::optional<ModelCalibration> calibration() const override { return technique_->calibration(); }
 
  private:
+  std::optional<std::uint64_t> own_proposal() {
+    auto candidate = technique_->propose();
+    if (!candidate) candidate = run_.state.random_unproposed(run_.random);
+    if (candidate) run_.state.propose(*candidate);
+    return candidate;
+  }
+
   Run run_;
   std::unique_ptr<Technique> technique_;
   std::vector<std::uint64_t> first_;  // to propose before the technique's own, from next_first_ on
   std::size_t next_first_ = 0;
+  bool at_start_ = true;  // nothing proposed yet
 };
 
 struct StrategyEntry {

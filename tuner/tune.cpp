@@ -315,7 +315,10 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       transfer ? transferred_scores(model_scores, *transfer, [&](std::uint64_t index) { return space.at(index).to_string(); }, space.size())
                : model_scores;
   if (scores.measured)
-    result.transfer_note += "; that is nearly every configuration here, so the search measures its fastest corrected prediction each time";
+    result.transfer_note += fmt::format(
+        "; that is nearly every configuration here, so the search measures its fastest corrected prediction each time, the first "
+        "before the default configuration where it predicts the default {} times slower or more",
+        kMeasuredLeadMargin);
 
   // 4. The budget: the user's, or for a space too large to measure in about
   // ten minutes a default one, said at the start.
@@ -351,6 +354,8 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
                         "rank occupancy, waves and launch overhead only; the search learns from them without starting from their favourite";
   // The default configuration is measured first: it is compiled anyway, as
   // the reference for correctness, and the report's speed-up is against it.
+  // (Second where the predictions corrected by another size's measurements
+  // put it kMeasuredLeadMargin times slower than their fastest.)
   std::vector<std::uint64_t> first;
   if (!kernel.default_config.empty())
     if (const auto index = space.index_of(default_entry.config)) first.push_back(*index);

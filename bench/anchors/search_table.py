@@ -60,8 +60,8 @@ HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h2
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
 # its rule for kernels that count no work were all developed on warm recordings, so these are held out from each.
-FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3", "h200-flushed-4", "h200-flushed-stencil",
-                   "h200-flushed-pnpoly")
+FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3", "h200-flushed-4", "h200-flushed-5",
+                   "h200-flushed-stencil", "h200-flushed-pnpoly")
 
 
 def held_out_from(set_number):
@@ -76,8 +76,10 @@ def held_out_from(set_number):
 # (bench/results/search-calibration/measured-prior/), and the choice of the other size by the model's distance
 # (bbe64c1) on h200-flushed-1, h200-flushed-2 and the warm recordings up to the twenty-fourth set
 # (bench/results/search-calibration/model-nearest-size/), and the averaging of the sizes the model sees alike on those
-# and h200-flushed-3 (bench/results/search-calibration/sizes-averaged/); these were not used for any of them.
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-stencil", "h200-flushed-pnpoly")
+# and h200-flushed-3 (bench/results/search-calibration/sizes-averaged/), and the lead of a measured prior's favourite
+# over the default configuration on those again (bench/results/search-calibration/measured-prior-leads/); these were
+# not used for any of them (h200-flushed-4 judged the averaging, h200-flushed-5 the lead).
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-5", "h200-flushed-stencil", "h200-flushed-pnpoly")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.

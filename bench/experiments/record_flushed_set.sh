@@ -5,7 +5,8 @@
 # SET=2 (25 sizes none of set 1 has, sums of squares weighted as set 1's misses were) and SET=3 (25 more, none of
 # sets 1 and 2 has): held-out sets. SET=4 (25 more, none of sets 1 to 3 has; matmul shapes mixing 1536 and powers of
 # two, the case the choice of the other size by the model's distance was made for): read to judge bb1a582. SET=5 (25
-# more, none of sets 1 to 4 has): for judging the next change.
+# more, none of sets 1 to 4 has): read to judge the measured prior's lead. SET=6 (25 more, none of sets 1 to 5 has):
+# for judging the next change, timed flushed and, with WARM=1, warm (--warm-l2: the L2 as the previous launch left it).
 #   SET=1 BIN=.carry/gpu/bin OUT=/tmp/out LIMIT=540 bash bench/experiments/record_flushed_set.sh
 R=examples/specs/reduction/spec.json T=examples/specs/transpose/spec.json C=examples/specs/conv2d/spec.json M=examples/specs/matmul/spec.json
 case ${SET:-1} in
@@ -29,11 +30,15 @@ case ${SET:-1} in
      transposes="1664x1664 3328x3328 2048x4096 5376x2688 1408x5632 4096x1024"
      convolutions="2816x2816 3584x3584 4608x2304 1024x8192"
      matmuls="1024x1024x1536 2048x1536x2048 1536x1536x1024" ;;
-  *) echo "SET must be 1 to 5" >&2; exit 2 ;;
+  6) sums="21 23 27 44 54 62 78 90 116 132 148 196"
+     transposes="1152x1152 2432x2432 3840x1920 1920x5760 7168x1792 2048x3072"
+     convolutions="3328x3328 5120x1280 2560x5120 7680x1920"
+     matmuls="1536x2048x2048 2048x2048x1536 1024x1536x2048" ;;
+  *) echo "SET must be 1 to 6" >&2; exit 2 ;;
 esac
 items=""
 for n in $sums; do items="$items $R:$((n * 1048576))"; done
 for s in $transposes; do items="$items $T:$s"; done
 for s in $convolutions; do items="$items $C:$s"; done
 for s in $matmuls; do items="$items $M:$s"; done
-REPEATS=2 bash "$(dirname "$0")/../gpu/record-repeats.sh" "$items"
+TUNE_ARGS=$([ "${WARM:-0}" = 1 ] && echo --warm-l2) REPEATS=2 bash "$(dirname "$0")/../gpu/record-repeats.sh" "$items"

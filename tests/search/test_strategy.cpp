@@ -330,8 +330,10 @@ TEST_CASE("The surrogate's covering measurements spread over a long numeric rang
 }
 
 // tune starts every strategy from the kernel's default configuration: it is
-// proposed before anything the strategy chooses, a repeat or an index outside
-// the space is skipped, and the strategy goes on as it would have.
+// proposed before anything the strategy chooses (with a model's guesses; for
+// scores measured at another size, see the surrogate's lead below), a repeat
+// or an index outside the space is skipped, and the strategy goes on as it
+// would have.
 TEST_CASE("Every strategy proposes the candidates it is started from first") {
   const std::uint64_t outside = candidates().size();
   const std::vector<std::uint64_t> first = {7, 7, outside, 3};
@@ -413,5 +415,51 @@ TEST_CASE("With scores measured at another size the surrogate measures its faste
     REQUIRE(guarded.size() == 12);
     CHECK(guarded[0] == fastest[0]);  // the model's favourite first either way
     CHECK(std::set(guarded.begin(), guarded.end()) != std::set(fastest.begin(), fastest.end()));
+  }
+}
+
+// A prior measured at another size that predicts a default configuration
+// much slower than its fastest is usually right: the surrogate then measures
+// its fastest prediction before the candidates it is started from, then
+// those, then goes on. A start candidate predicted within 1.2x of the fastest
+// keeps its place (the safer first result), as do the start candidates of the
+// other strategies, which do not start from the prior's favourite, and of the
+// surrogate with the model's guesses.
+TEST_CASE("With scores measured at another size the surrogate's favourite leads the start candidates") {
+  ModelScores measured_elsewhere = perfect_model();
+  measured_elsewhere.measured = true;
+  const auto scores = perfect_scores();
+  const auto slowest = static_cast<std::uint64_t>(std::ranges::max_element(scores) - scores.begin());
+  REQUIRE(slowest != optimum_index());
+  const std::vector<std::uint64_t> first = {slowest};
+
+  for (const std::uint64_t seed : {1, 2}) {
+    const auto led = indices(make_strategy("surrogate")->run(candidates(), &measured_elsewhere, measure, {.evaluations = 4}, seed, first));
+    REQUIRE(led.size() == 4);
+    CHECK(led[0] == optimum_index());
+    CHECK(led[1] == slowest);
+    CHECK(std::set(led.begin(), led.end()).size() == 4);
+    const auto guessed = indices(make_strategy("surrogate")->run(candidates(), &perfect_model(), measure, {.evaluations = 4}, seed, first));
+    REQUIRE(guessed.size() == 4);
+    CHECK(guessed[0] == slowest);
+    CHECK(guessed[1] == optimum_index());
+  }
+  // A start candidate predicted nearly as fast as the optimum.
+  std::optional<std::uint64_t> close;
+  for (std::uint64_t c = 0; c < scores.size() && !close; ++c)
+    if (c != optimum_index() && scores[c] < 1.1 * scores[optimum_index()]) close = c;
+  REQUIRE(close);
+  const std::vector<std::uint64_t> close_first = {*close};
+  const auto kept = indices(make_strategy("surrogate")->run(candidates(), &measured_elsewhere, measure, {.evaluations = 2}, 1, close_first));
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0] == *close);
+  CHECK(kept[1] == optimum_index());
+
+  for (const std::string& name : strategy_names()) {
+    if (name == "surrogate") continue;
+    INFO(name);
+    const auto started = indices(make_strategy(name)->run(candidates(), &measured_elsewhere, measure, {.evaluations = 3}, 1, first));
+    REQUIRE_FALSE(started.empty());
+    CHECK(started[0] == slowest);
   }
 }

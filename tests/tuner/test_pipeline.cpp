@@ -46,13 +46,13 @@ extern "C" __global__ void fill(float* out, int n, int a, int b, int c) {
 
 // Parameters a, b and c reach the kernel as scalar arguments only: they
 // multiply the space without new variants.
-KernelDescription fill_kernel(std::vector<Value> abc_values, std::vector<Value> slow = {0}) {
+KernelDescription fill_kernel(std::vector<Value> abc_values, std::vector<Value> slow = {0}, std::vector<Value> items = {1, 2, 4, 8}) {
   return KernelBuilder("fill")
       .source(kFillSource, "fill.cu")
       .entry("fill")
       .problem({"n"})
       .parameter("block", {64, 128, 256, 512})
-      .parameter("items", {1, 2, 4, 8})
+      .parameter("items", std::move(items))
       .parameter("slow", std::move(slow))
       .parameter("a", abc_values)
       .parameter("b", abc_values)
@@ -374,6 +374,36 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
   CHECK(without.transfer_note.empty());
   REQUIRE(without.trials.size() == 2);
   CHECK(without.trials[1].median_ms > fastest.median_ms);
+}
+
+// Where the other size measured nearly every configuration, the corrected
+// predictions are measurements: the search measures the fastest of them
+// first, then the default configuration, which the report's speed-up needs.
+TEST_CASE("tune measures the fastest prediction corrected by a size measured everywhere before the default", "[pipeline][tune]") {
+  test::TempDir folder;
+  Store store = Store::open(folder / "tuning.db");
+  const VariantCompiler compiler(folder.path() / "cache");
+  const KernelDescription k = fill_kernel(values(1), {0}, {1, 2, 4});  // every configuration compiles
+  TuneOptions options = simulated_options(100);
+  options.strategy = "exhaustive";
+  const TuneResult everywhere = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
+  REQUIRE(everywhere.measured == everywhere.valid);
+  const TrialRecord& fastest = *std::ranges::min_element(everywhere.trials, {}, [](const TrialRecord& t) {
+    return t.outcome == Outcome::ok ? t.median_ms : 1e9;
+  });
+  REQUIRE(fastest.config != k.default_config);
+
+  options.strategy = "surrogate";
+  options.max_evaluations = 3;
+  const TuneResult led = tune(k, 0, ProblemSize::parse("8192"), store, compiler, options);
+  INFO(led.transfer_note);
+  CHECK_THAT(led.transfer_note, Catch::Contains("fastest corrected prediction each time, the first before the default configuration where it "
+                                                   "predicts the default 1.2 times slower or more"));
+  REQUIRE(led.trials.size() == 3);
+  CHECK(led.trials[0].config == fastest.config);
+  CHECK(led.trials[1].config == k.default_config);
+  REQUIRE(led.winner);
+  CHECK(led.winner->config == fastest.config);
 }
 
 // Two other sizes the model sees alike: each configuration's correction is

@@ -65,9 +65,17 @@ struct ModelScores {
   // measures its fastest prediction each time, without the exploration that
   // guards against a wrong model. Such a prior ranks a space much as its own
   // times do, and on a flat one the exploration costs the exact optimum
-  // (bench/results/search-calibration/measured-prior/).
+  // (bench/results/search-calibration/measured-prior/). Its fastest is
+  // measured even before the candidates the search is started from where it
+  // predicts each of them kMeasuredLeadMargin times slower or more.
   bool measured = false;
 };
+
+// How much slower a measured prior must predict the start candidates (tune's
+// default configuration) for its fastest to be measured before them: nearer,
+// the first result is as good either way and the default the safer start
+// (bench/results/search-calibration/measured-prior-leads/).
+inline constexpr double kMeasuredLeadMargin = 1.2;
 
 // How a search has come to weigh the model's predicted times, from what it
 // measured: the log predicted time enters its regression of log time with
