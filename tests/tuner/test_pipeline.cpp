@@ -105,6 +105,11 @@ struct FillSession {
   KernelDescription kernel = fill_kernel(values(2));
 };
 
+// The run's fastest successful trial.
+const TrialRecord& fastest_ok(const TuneResult& result) {
+  return *std::ranges::min_element(result.trials, {}, [](const TrialRecord& t) { return t.outcome == Outcome::ok ? t.median_ms : 1e9; });
+}
+
 std::vector<std::string> configs_of(const TuneResult& result) {
   std::vector<std::string> configs;
   for (const TrialRecord& t : result.trials) configs.push_back(t.config);
@@ -346,9 +351,7 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
   std::size_t ok = 0;
   for (const TrialRecord& t : first.trials) ok += t.outcome == Outcome::ok;
   REQUIRE(ok >= SizeTransfer::kMinimumConfigurations);
-  const TrialRecord& fastest = *std::ranges::min_element(first.trials, {}, [](const TrialRecord& t) {
-    return t.outcome == Outcome::ok ? t.median_ms : 1e9;
-  });
+  const TrialRecord& fastest = fastest_ok(first);
 
   // A stored configuration this build cannot read (a database edited by hand) is passed over, not fatal.
   sqlite3* raw = nullptr;
@@ -380,17 +383,14 @@ TEST_CASE("tune corrects the model by what the nearest other problem size measur
 // predictions are measurements: the search measures the fastest of them
 // first, then the default configuration, which the report's speed-up needs.
 TEST_CASE("tune measures the fastest prediction corrected by a size measured everywhere before the default", "[pipeline][tune]") {
-  test::TempDir folder;
-  Store store = Store::open(folder / "tuning.db");
-  const VariantCompiler compiler(folder.path() / "cache");
-  const KernelDescription k = fill_kernel(values(1), {0}, {1, 2, 4});  // every configuration compiles
+  FillSession session;
+  auto& [folder, store, compiler, k] = session;
+  k = fill_kernel(values(1), {0}, {1, 2, 4});  // every configuration compiles
   TuneOptions options = simulated_options(100);
   options.strategy = "exhaustive";
   const TuneResult everywhere = tune(k, 0, ProblemSize::parse("4096"), store, compiler, options);
   REQUIRE(everywhere.measured == everywhere.valid);
-  const TrialRecord& fastest = *std::ranges::min_element(everywhere.trials, {}, [](const TrialRecord& t) {
-    return t.outcome == Outcome::ok ? t.median_ms : 1e9;
-  });
+  const TrialRecord& fastest = fastest_ok(everywhere);
   REQUIRE(fastest.config != k.default_config);
 
   options.strategy = "surrogate";
