@@ -878,7 +878,8 @@ std::vector<std::filesystem::path> every_recorded_space_file() {
 // Of every recording, those `parameters_for` gives parameters for (nullopt: passed over) whose stored predictions
 // differ from what the model computes with them (some prediction by more than 5%), with the model's: written into the
 // current folder under the file's space id of bench/anchors/kt_strategies.py, '/' as "__" (tests__<stem>,
-// bench__<stem>, repeat-N__<stem>), which search_table.py's --predictions and --consistent-predictions look for.
+// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>), which search_table.py's --predictions
+// and --consistent-predictions look for.
 void write_copies_where_predictions_differ(
     const std::function<std::optional<DeviceParameters>(const std::filesystem::path&, const MeasuredSpace&)>& parameters_for) {
   const std::filesystem::path tests_data = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces";
@@ -891,8 +892,14 @@ void write_copies_where_predictions_differ(
     const bool differ = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
                                             [](double computed, double stored) { return std::abs(computed / stored - 1) <= 0.05; });
     if (!differ) continue;
+    // Recordings timed with the L2 flushed (folders *-flushed-*) are flushed/<stem> and flushed-repeat-N/<stem> there.
     const std::string folder = file.parent_path().filename().string();
-    const std::string prefix = file.parent_path() == tests_data ? "tests" : folder.starts_with("repeat-") ? folder : "bench";
+    const bool repeat = folder.starts_with("repeat-");
+    const bool flushed = (repeat ? file.parent_path().parent_path().filename().string() : folder).find("-flushed-") != std::string::npos;
+    const std::string prefix = file.parent_path() == tests_data ? "tests"
+                               : flushed                        ? (repeat ? "flushed-" + folder : "flushed")
+                               : repeat                         ? folder
+                                                                : "bench";
     std::string stem = file.filename().string();
     stem.resize(stem.size() - std::string_view(".csv.gz").size());
     const std::string name = prefix + "__" + stem + ".csv.gz";
