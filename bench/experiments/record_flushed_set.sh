@@ -7,6 +7,7 @@
 # two, the case the choice of the other size by the model's distance was made for): read to judge bb1a582. SET=5 (25
 # more, none of sets 1 to 4 has): read to judge the measured prior's lead. SET=6 (25 more, none of sets 1 to 5 has):
 # for judging the next change, timed flushed and, with WARM=1, warm (--warm-l2: the L2 as the previous launch left it).
+# SET=7 (25 more, none of sets 1 to 6 has): the same, recorded when the sixth sets were read.
 #   SET=1 BIN=.carry/gpu/bin OUT=/tmp/out LIMIT=540 bash bench/experiments/record_flushed_set.sh
 R=examples/specs/reduction/spec.json T=examples/specs/transpose/spec.json C=examples/specs/conv2d/spec.json M=examples/specs/matmul/spec.json
 case ${SET:-1} in
@@ -34,7 +35,11 @@ case ${SET:-1} in
      transposes="1152x1152 2432x2432 3840x1920 1920x5760 7168x1792 2048x3072"
      convolutions="3328x3328 5120x1280 2560x5120 7680x1920"
      matmuls="1536x2048x2048 2048x2048x1536 1024x1536x2048" ;;
-  *) echo "SET must be 1 to 6" >&2; exit 2 ;;
+  7) sums="25 29 35 41 49 66 86 98 114 140 164 188"
+     transposes="1408x1408 1920x1920 2688x2688 3200x1600 1600x6400 5888x2944"
+     convolutions="2304x2304 1792x3584 4864x2432 6656x1536"
+     matmuls="1536x1536x2048 2048x1024x2048 1024x2048x1536" ;;
+  *) echo "SET must be 1 to 7" >&2; exit 2 ;;
 esac
 items=""
 for n in $sums; do items="$items $R:$((n * 1048576))"; done
