@@ -9,7 +9,9 @@ and writes the configurations each run evaluated, in order, as a search-sequence
     bench/results/anchors-search/kt/<space id>/<strategy>.json.gz
 
 Those files are the cache of this script: an existing one is kept unless --force. The space ids are
-public/<cache name>, tests/<file stem>, bench/<file stem> and, for a space measured again, repeat-N/<file stem>.
+public/<cache name>, tests/<file stem>, bench/<file stem> and, for a space measured again, repeat-N/<file stem>;
+flushed/ and flushed-repeat-N/ for the recordings timed with the L2 flushed, warm-N/ and warm-N-repeat-K/ for the
+warm sets whose sizes may repeat an earlier warm recording's (bench/results/spaces/*-held-out-warm-N).
 
 Budget: each run may evaluate max_fevals = 2 x the number of configurations random search affords within the
 methodology's time budget (`blocktune replay score --space S` prints both: budget_s, mean_cost_s,
@@ -74,6 +76,13 @@ def public_dir():
     sys.exit("kt_strategies: no public spaces: set BLOCKTUNE_PUBLIC_SPACES to shared/spaces/public")
 
 
+def warm_set(path):
+    """'warm-N' for a recording of a set folder *-held-out-warm-N (or its repeat-K/), else ''."""
+    parts = os.path.relpath(path, REPO).split(os.sep)
+    folder = parts[3] if len(parts) > 4 and parts[:3] == ["bench", "results", "spaces"] else ""
+    return "warm-" + folder.rsplit("-", 1)[1] if "-held-out-warm-" in folder else ""
+
+
 def spaces():
     """Every space as (id, kind, path): kind 'kt' for a Kernel Tuner cache, 'csv' for a recorded-space file."""
     found = []
@@ -83,13 +92,24 @@ def spaces():
     for pattern, prefix in (("tests/data/spaces/*.csv.gz", "tests"), ("bench/results/spaces/*.csv.gz", "bench"),
                             ("bench/results/spaces/*-held-out-*/*.csv.gz", "bench")):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
-            found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
+            if not warm_set(path):
+                found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     # repeat-N/: the same spaces measured again (same kernel, problem and GPU kind), id repeat-N/<file stem>.
     for pattern in ("bench/results/spaces/h100-repeats/repeat-*/*.csv.gz",
                     "bench/results/spaces/*-held-out-*/repeat-*/*.csv.gz"):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             repeat = os.path.basename(os.path.dirname(path))
-            found.append((repeat + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
+            if not warm_set(path):
+                found.append((repeat + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
+    # bench/results/spaces/*-held-out-warm-N: timed warm at sizes an earlier warm set may have had too: ids
+    # warm-N/<file stem> and warm-N-repeat-K/<file stem>.
+    for pattern in ("bench/results/spaces/*-held-out-warm-*/*.csv.gz",
+                    "bench/results/spaces/*-held-out-warm-*/repeat-*/*.csv.gz"):
+        for path in sorted(glob.glob(os.path.join(REPO, pattern))):
+            prefix = warm_set(path)
+            folder = os.path.basename(os.path.dirname(path))
+            prefix += "-" + folder if folder.startswith("repeat-") else ""
+            found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     # bench/results/spaces/*-flushed-*: timed with the L2 flushed (tune's default since schema 7), other spaces than
     # the warm recordings of the same file names: ids flushed/<file stem> and flushed-repeat-N/<file stem>.
     for pattern in ("bench/results/spaces/*-flushed-*/*.csv.gz", "bench/results/spaces/*-flushed-*/repeat-*/*.csv.gz"):

@@ -878,7 +878,7 @@ std::vector<std::filesystem::path> every_recorded_space_file() {
 // Of every recording, those `parameters_for` gives parameters for (nullopt: passed over) whose stored predictions
 // differ from what the model computes with them (some prediction by more than 5%), with the model's: written into the
 // current folder under the file's space id of bench/anchors/kt_strategies.py, '/' as "__" (tests__<stem>,
-// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>), which search_table.py's --predictions
+// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>, warm-N__<stem>, ...), which search_table.py's --predictions
 // and --consistent-predictions look for.
 void write_copies_where_predictions_differ(
     const std::function<std::optional<DeviceParameters>(const std::filesystem::path&, const MeasuredSpace&)>& parameters_for) {
@@ -892,12 +892,16 @@ void write_copies_where_predictions_differ(
     const bool differ = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
                                             [](double computed, double stored) { return std::abs(computed / stored - 1) <= 0.05; });
     if (!differ) continue;
-    // Recordings timed with the L2 flushed (folders *-flushed-*) are flushed/<stem> and flushed-repeat-N/<stem> there.
+    // Recordings timed with the L2 flushed (folders *-flushed-*) are flushed/<stem> and flushed-repeat-N/<stem> there,
+    // those of a warm set *-held-out-warm-N warm-N/<stem> and warm-N-repeat-K/<stem>.
     const std::string folder = file.parent_path().filename().string();
     const bool repeat = folder.starts_with("repeat-");
-    const bool flushed = (repeat ? file.parent_path().parent_path().filename().string() : folder).find("-flushed-") != std::string::npos;
+    const std::string set = repeat ? file.parent_path().parent_path().filename().string() : folder;
+    const std::string timing = set.find("-flushed-") != std::string::npos       ? "flushed"
+                               : set.find("-held-out-warm-") != std::string::npos ? "warm-" + set.substr(set.rfind('-') + 1)
+                                                                                  : "";
     const std::string prefix = file.parent_path() == tests_data ? "tests"
-                               : flushed                        ? (repeat ? "flushed-" + folder : "flushed")
+                               : !timing.empty()                ? (repeat ? timing + "-" + folder : timing)
                                : repeat                         ? folder
                                                                 : "bench";
     std::string stem = file.filename().string();
