@@ -55,18 +55,19 @@ SCORE_TARGET = 0.6
 HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h200-held-out-9", "h200-held-out-10",
                     "h100-held-out-11", "h100-held-out-12", "h100-held-out-13", "h200-held-out-14", "h100-held-out-15",
                     "h100-held-out-16", "h200-held-out-17", "h200-held-out-18", "h200-held-out-19", "h200-held-out-20",
-                    "h200-held-out-21", "h200-held-out-22", "h200-held-out-23", "h200-held-out-24")
+                    "h200-held-out-21", "h200-held-out-22", "h200-held-out-23", "h200-held-out-24", "h200-held-out-warm-6")
 
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
 # its rule for kernels that count no work were all developed on warm recordings, so these are held out from each.
 FLUSHED_FOLDERS = ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3", "h200-flushed-4", "h200-flushed-5",
-                   "h200-flushed-stencil", "h200-flushed-pnpoly")
+                   "h200-flushed-6", "h200-flushed-stencil", "h200-flushed-pnpoly")
 
 
 def held_out_from(set_number):
-    """The held-out sets from the `set_number`th on (a folder's number ends its name)."""
-    return tuple(folder for folder in HELD_OUT_FOLDERS if int(folder.rsplit("-", 1)[1]) >= set_number)
+    """The held-out sets from the `set_number`th on (a folder's number ends its name), and the warm sets (*-warm-N, numbered
+    as the flushed set whose sizes they share, recorded after every numbered set)."""
+    return tuple(folder for folder in HELD_OUT_FOLDERS if "-warm-" in folder or int(folder.rsplit("-", 1)[1]) >= set_number)
 
 
 # The default as `tune` runs it with other problem sizes in its database: the correction by another size was developed
@@ -78,8 +79,10 @@ def held_out_from(set_number):
 # (bench/results/search-calibration/model-nearest-size/), and the averaging of the sizes the model sees alike on those
 # and h200-flushed-3 (bench/results/search-calibration/sizes-averaged/), and the lead of a measured prior's favourite
 # over the default configuration on those again (bench/results/search-calibration/measured-prior-leads/); these were
-# not used for any of them (h200-flushed-4 judged the averaging, h200-flushed-5 the lead).
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-5", "h200-flushed-stencil", "h200-flushed-pnpoly")
+# not used for any of them (h200-flushed-4 judged the averaging, h200-flushed-5 the lead, h200-flushed-6 and
+# h200-held-out-warm-6 were read after all of them).
+SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-5", "h200-flushed-6", "h200-held-out-warm-6",
+                                    "h200-flushed-stencil", "h200-flushed-pnpoly")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
@@ -413,12 +416,12 @@ def main():
     # The correction's section: ratios of measured to predicted times make sense only where the recording corrected
     # and the one correcting it were predicted by one model with one set of parameters, as `tune` recomputes them.
     consistent, with_consistent = with_predictions_from(args.consistent_predictions, spaces)
-    if args.consistent_predictions and with_consistent == 0:
-        sys.exit(f"search_table.py: no space copy in {args.consistent_predictions}")
     if not args.consistent_predictions:
         consistent = replayed
     # As if one database held every recording (of all spaces, also where --spaces selects some).
-    pool, _ = with_predictions_from(args.consistent_predictions or args.predictions, kt.spaces())
+    pool, pool_copies = with_predictions_from(args.consistent_predictions or args.predictions, kt.spaces())
+    if args.consistent_predictions and pool_copies == 0:
+        sys.exit(f"search_table.py: no space copy in {args.consistent_predictions}")
     other_sizes = [path for _, kind, path in pool if kind != "kt"]
 
     # blocktune's default strategy, whatever it is now, is in both runs.
