@@ -405,7 +405,7 @@ def main():
         RESULTS = os.path.abspath(args.results)
     spaces = kt.select(kt.spaces(), args.spaces)
     replayed, with_todays = with_predictions_from(args.predictions, spaces)  # what blocktune's strategies replay
-    if args.predictions and with_todays == 0:
+    if args.predictions and with_predictions_from(args.predictions, kt.spaces())[1] == 0:  # of every space: --spaces may pick none
         sys.exit(f"search_table.py: no space copy in {args.predictions} (write them with test_model \"[.todays-predictions]\")")
     os.makedirs(RESULTS, exist_ok=True)
     model_file = os.path.join(RESULTS, "blocktune-model.json")
