@@ -14,8 +14,13 @@ import argparse
 import collections
 import csv
 import gzip
+import os
 import re
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "model"))
+from residuals import spearman  # noqa: E402  (ties at their mean rank, as blocktune::spearman)
 
 
 def rows(path):
@@ -24,29 +29,6 @@ def rows(path):
     header = {k.strip(): v.strip() for k, v in (l[1:].split(":", 1) for l in lines if l.startswith("#") and ":" in l)}
     ok = [r for r in csv.DictReader(l for l in lines if not l.startswith("#")) if r["outcome"] == "ok"]
     return header, ok
-
-
-def ranks(values):
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    rank = [0.0] * len(values)
-    i = 0
-    while i < len(order):  # ties share their mean rank
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            rank[order[k]] = (i + j) / 2
-        i = j + 1
-    return rank
-
-
-def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    mean = (len(a) - 1) / 2
-    sab = sum((x - mean) * (y - mean) for x, y in zip(ra, rb))
-    saa = sum((x - mean) ** 2 for x in ra)
-    sbb = sum((y - mean) ** 2 for y in rb)
-    return sab / (saa * sbb) ** 0.5 if saa > 0 and sbb > 0 else 0.0
 
 
 def figures(path):
