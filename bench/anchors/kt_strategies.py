@@ -76,10 +76,13 @@ def public_dir():
     sys.exit("kt_strategies: no public spaces: set BLOCKTUNE_PUBLIC_SPACES to shared/spaces/public")
 
 
-def warm_set(path):
-    """'warm-N' for a recording of a set folder *-held-out-warm-N (or its repeat-K/), else ''."""
+def timing_set(path):
+    """The id prefix of a recording in a set folder that names its timing (or in that folder's repeat-K/): 'flushed' for
+    *-flushed-*, 'warm-N' for *-held-out-warm-N; '' elsewhere."""
     parts = os.path.relpath(path, REPO).split(os.sep)
     folder = parts[3] if len(parts) > 4 and parts[:3] == ["bench", "results", "spaces"] else ""
+    if "-flushed-" in folder:
+        return "flushed"
     return "warm-" + folder.rsplit("-", 1)[1] if "-held-out-warm-" in folder else ""
 
 
@@ -92,30 +95,24 @@ def spaces():
     for pattern, prefix in (("tests/data/spaces/*.csv.gz", "tests"), ("bench/results/spaces/*.csv.gz", "bench"),
                             ("bench/results/spaces/*-held-out-*/*.csv.gz", "bench")):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
-            if not warm_set(path):
+            if not timing_set(path):
                 found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     # repeat-N/: the same spaces measured again (same kernel, problem and GPU kind), id repeat-N/<file stem>.
     for pattern in ("bench/results/spaces/h100-repeats/repeat-*/*.csv.gz",
                     "bench/results/spaces/*-held-out-*/repeat-*/*.csv.gz"):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             repeat = os.path.basename(os.path.dirname(path))
-            if not warm_set(path):
+            if not timing_set(path):
                 found.append((repeat + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
-    # bench/results/spaces/*-held-out-warm-N: timed warm at sizes an earlier warm set may have had too: ids
-    # warm-N/<file stem> and warm-N-repeat-K/<file stem>.
-    for pattern in ("bench/results/spaces/*-held-out-warm-*/*.csv.gz",
-                    "bench/results/spaces/*-held-out-warm-*/repeat-*/*.csv.gz"):
-        for path in sorted(glob.glob(os.path.join(REPO, pattern))):
-            prefix = warm_set(path)
-            folder = os.path.basename(os.path.dirname(path))
-            prefix += "-" + folder if folder.startswith("repeat-") else ""
-            found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
-    # bench/results/spaces/*-flushed-*: timed with the L2 flushed (tune's default since schema 7), other spaces than
-    # the warm recordings of the same file names: ids flushed/<file stem> and flushed-repeat-N/<file stem>.
-    for pattern in ("bench/results/spaces/*-flushed-*/*.csv.gz", "bench/results/spaces/*-flushed-*/repeat-*/*.csv.gz"):
+    # Set folders that name their timing, whose file names may repeat other recordings': bench/results/spaces/
+    # *-held-out-warm-N, timed warm at sizes an earlier warm set may have had too (ids warm-N/<file stem> and
+    # warm-N-repeat-K/<file stem>), and *-flushed-*, timed with the L2 flushed (tune's default since schema 7), other
+    # spaces than the warm recordings of the same file names (flushed/<file stem>, flushed-repeat-K/<file stem>).
+    for pattern in ("bench/results/spaces/*-held-out-warm-*/*.csv.gz", "bench/results/spaces/*-held-out-warm-*/repeat-*/*.csv.gz",
+                    "bench/results/spaces/*-flushed-*/*.csv.gz", "bench/results/spaces/*-flushed-*/repeat-*/*.csv.gz"):
         for path in sorted(glob.glob(os.path.join(REPO, pattern))):
             folder = os.path.basename(os.path.dirname(path))
-            prefix = "flushed-" + folder if folder.startswith("repeat-") else "flushed"
+            prefix = timing_set(path) + ("-" + folder if folder.startswith("repeat-") else "")
             found.append((prefix + "/" + os.path.basename(path)[:-len(".csv.gz")], "csv", path))
     ids = {}
     for sid, _, path in found:  # an id names a cache folder of sequences: two recordings must not share one

@@ -403,9 +403,10 @@ def main():
     global RESULTS
     if args.results:
         RESULTS = os.path.abspath(args.results)
-    spaces = kt.select(kt.spaces(), args.spaces)
+    every_space = kt.spaces()
+    spaces = kt.select(every_space, args.spaces)
     replayed, with_todays = with_predictions_from(args.predictions, spaces)  # what blocktune's strategies replay
-    if args.predictions and with_predictions_from(args.predictions, kt.spaces())[1] == 0:  # of every space: --spaces may pick none
+    if args.predictions and with_predictions_from(args.predictions, every_space)[1] == 0:  # of every space: --spaces may pick none
         sys.exit(f"search_table.py: no space copy in {args.predictions} (write them with test_model \"[.todays-predictions]\")")
     os.makedirs(RESULTS, exist_ok=True)
     model_file = os.path.join(RESULTS, "blocktune-model.json")
@@ -419,7 +420,7 @@ def main():
     if not args.consistent_predictions:
         consistent = replayed
     # As if one database held every recording (of all spaces, also where --spaces selects some).
-    pool, pool_copies = with_predictions_from(args.consistent_predictions or args.predictions, kt.spaces())
+    pool, pool_copies = with_predictions_from(args.consistent_predictions or args.predictions, every_space)
     if args.consistent_predictions and pool_copies == 0:
         sys.exit(f"search_table.py: no space copy in {args.consistent_predictions}")
     other_sizes = [path for _, kind, path in pool if kind != "kt"]

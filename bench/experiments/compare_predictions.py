@@ -13,6 +13,7 @@ and the fastest predicted time with that value, each over its own optimum (measu
 import argparse
 import collections
 import csv
+import functools
 import gzip
 import os
 import re
@@ -23,6 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from residuals import spearman  # noqa: E402  (ties at their mean rank, as blocktune::spearman)
 
 
+@functools.cache  # a file is looked at up to four times: compared, figured, grouped by value
 def rows(path):
     with gzip.open(path, "rt") as f:
         lines = f.read().splitlines()

@@ -878,8 +878,8 @@ std::vector<std::filesystem::path> every_recorded_space_file() {
 // Of every recording, those `parameters_for` gives parameters for (nullopt: passed over) whose stored predictions
 // differ from what the model computes with them (some prediction by more than 5%), with the model's: written into the
 // current folder under the file's space id of bench/anchors/kt_strategies.py, '/' as "__" (tests__<stem>,
-// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>, warm-N__<stem>, ...), which search_table.py's --predictions
-// and --consistent-predictions look for.
+// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>, warm-N__<stem>, ...), which
+// search_table.py's --predictions and --consistent-predictions look for.
 void write_copies_where_predictions_differ(
     const std::function<std::optional<DeviceParameters>(const std::filesystem::path&, const MeasuredSpace&)>& parameters_for) {
   const std::filesystem::path tests_data = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces";
