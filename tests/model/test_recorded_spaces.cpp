@@ -885,14 +885,30 @@ std::vector<std::filesystem::path> every_recorded_space_file() {
   return files;
 }
 
+// The file name of a copy of a recording: its space id of bench/anchors/kt_strategies.py, '/' as "__" (tests__<stem>,
+// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>, warm-N__<stem>, ...), which
+// search_table.py's --predictions and --consistent-predictions look for. Recordings timed with the L2 flushed (folders
+// *-flushed-*) are flushed/<stem> and flushed-repeat-N/<stem> there, those of a warm set *-held-out-warm-N warm-N/<stem>
+// and warm-N-repeat-K/<stem>.
+std::string space_id_file_name(const std::filesystem::path& file) {
+  const std::string folder = file.parent_path().filename().string();
+  const bool repeat = folder.starts_with("repeat-");
+  const std::string set = repeat ? file.parent_path().parent_path().filename().string() : folder;
+  const std::string timing = set.find("-flushed-") != std::string::npos       ? "flushed"
+                             : set.find("-held-out-warm-") != std::string::npos ? "warm-" + set.substr(set.rfind('-') + 1)
+                                                                                : "";
+  const std::string prefix = file.parent_path() == std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces" ? "tests"
+                             : !timing.empty()                                                             ? (repeat ? timing + "-" + folder : timing)
+                             : repeat                                                                      ? folder
+                                                                                                           : "bench";
+  return prefix + "__" + file.filename().string();
+}
+
 // Of every recording, those `parameters_for` gives parameters for (nullopt: passed over) whose stored predictions
 // differ from what the model computes with them (some prediction by more than 5%), with the model's: written into the
-// current folder under the file's space id of bench/anchors/kt_strategies.py, '/' as "__" (tests__<stem>,
-// bench__<stem>, repeat-N__<stem>, flushed__<stem>, flushed-repeat-N__<stem>, warm-N__<stem>, ...), which
-// search_table.py's --predictions and --consistent-predictions look for.
+// current folder as space_id_file_name.
 void write_copies_where_predictions_differ(
     const std::function<std::optional<DeviceParameters>(const std::filesystem::path&, const MeasuredSpace&)>& parameters_for) {
-  const std::filesystem::path tests_data = std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces";
   for (const auto& file : every_recorded_space_file()) {
     const MeasuredSpace space = load_space(file);
     const auto parameters = parameters_for(file, space);
@@ -902,21 +918,7 @@ void write_copies_where_predictions_differ(
     const bool differ = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
                                             [](double computed, double stored) { return std::abs(computed / stored - 1) <= 0.05; });
     if (!differ) continue;
-    // Recordings timed with the L2 flushed (folders *-flushed-*) are flushed/<stem> and flushed-repeat-N/<stem> there,
-    // those of a warm set *-held-out-warm-N warm-N/<stem> and warm-N-repeat-K/<stem>.
-    const std::string folder = file.parent_path().filename().string();
-    const bool repeat = folder.starts_with("repeat-");
-    const std::string set = repeat ? file.parent_path().parent_path().filename().string() : folder;
-    const std::string timing = set.find("-flushed-") != std::string::npos       ? "flushed"
-                               : set.find("-held-out-warm-") != std::string::npos ? "warm-" + set.substr(set.rfind('-') + 1)
-                                                                                  : "";
-    const std::string prefix = file.parent_path() == tests_data ? "tests"
-                               : !timing.empty()                ? (repeat ? timing + "-" + folder : timing)
-                               : repeat                         ? folder
-                                                                : "bench";
-    std::string stem = file.filename().string();
-    stem.resize(stem.size() - std::string_view(".csv.gz").size());
-    const std::string name = prefix + "__" + stem + ".csv.gz";
+    const std::string name = space_id_file_name(file);
     write_recording(name, recording);
     fmt::print("{}: {} predictions of today's model\n", name, recording.predicted_seconds.size());
   }
@@ -927,22 +929,23 @@ void write_copies_where_predictions_differ(
 // Today's model on every stencil recording but the per-step ones, with the parameters `tune` has on its GPU (the H100's
 // characterised metrics; on the H200 the sm_90 profile and the copy bandwidth): Spearman, the best of the top 10 over
 // the optimum and the optimum's rank, one line per recording, for comparing two models (bench/results/model/README.md);
-// and the recording with those predictions, as <folder>__<file> in the current folder, for scoring the search with
+// and the recording with those predictions, as space_id_file_name in the current folder, for scoring the search with
 // either (bench/experiments/score_strategy.cpp):
 //   test_model "[.stencil-figures]"
 TEST_CASE("print the model's figures on every stencil recording", "[.stencil-figures]") {
   const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
   for (const auto& file : every_recorded_space_file()) {
-    if (!file.filename().string().starts_with("stencil3d_r") || file.filename().string().find("per-step") != std::string::npos) continue;
+    const std::string name = file.filename().string();
+    if (!name.starts_with("stencil3d_r") || name.find("per-step") != std::string::npos) continue;
     const MeasuredSpace space = load_space(file);
     const bool on_h200 = space.recording.device.find("H200") != std::string::npos;
     const Predicted predicted = predict_space(space, on_h200 ? h200 : h100);
     const SpaceFigures f = evaluate(predicted);
     Recording recording = space.recording;
     recording.predicted_seconds = predicted.predicted;
-    write_recording(file.parent_path().filename().string() + "__" + file.filename().string(), recording);
-    fmt::print("{}/{} {} Spearman {:.3f} top-10 {:.3f}x optimum's rank {}\n", file.parent_path().filename().string(), file.filename().string(),
-               space.rows.size(), f.spearman, f.best_in_top10, f.rank_of_optimum);
+    write_recording(space_id_file_name(file), recording);
+    fmt::print("{}/{} {} Spearman {:.3f} top-10 {:.3f}x optimum's rank {}\n", file.parent_path().filename().string(), name, space.rows.size(),
+               f.spearman, f.best_in_top10, f.rank_of_optimum);
   }
 }
 
