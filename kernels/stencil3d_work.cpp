@@ -26,6 +26,21 @@ std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
   return ceil_div(r, align) * align;
 }
 
+// A block's walk along z. stencil3d.cu ends each block's walk at the grid's
+// interior, so a chunk longer than the interior walks the interior, and the
+// last of several chunks what is left: on a grid 40 deep, z_chunk 128 walks 38
+// planes, not 128 (counted as 128, the model charged it 3.4x the work there).
+struct ZWalk {
+  double blocks;   // blocks along z
+  double mean;     // planes a block walks, on average over them: what the counts add up to
+  double longest;  // planes of the longest walk, one step after another
+};
+
+ZWalk z_walk(std::int64_t interior, std::int64_t planes_per_block) {
+  const std::int64_t blocks = ceil_div(interior, planes_per_block);
+  return {double(blocks), double(interior) / double(blocks), double(std::min(planes_per_block, interior))};
+}
+
 // The constraints keep every tile's written part non-empty; the counts rely on it.
 void require_written_part(std::string_view coding, std::int64_t written_width, std::int64_t written_rows) {
   if (written_width <= 0 || written_rows <= 0) throw std::invalid_argument(fmt::format("the {} tile is too small for its halo", coding));
@@ -49,9 +64,10 @@ FusedWalk fused_walk(int radius, int element_bytes, const std::array<std::int64_
   const std::int64_t by = config.get_int("block_y"), vx = config.get_int("vx"), py = config.get_int("py");
   const std::int64_t z_chunk = config.get_int("z_chunk"), halo = config.get_int("fused_steps") * r;
   const std::int64_t tile_rows = by * py, written_rows = tile_rows - 2 * halo;
-  const double blocks = double(tiles[0] * tiles[1] * ceil_div(nz - 2 * r, z_chunk));
+  const ZWalk z = z_walk(nz - 2 * r, z_chunk);
+  const double blocks = double(tiles[0] * tiles[1]) * z.blocks;
   const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
-  const double planes = double(z_chunk + 2 * halo);
+  const double planes = z.mean + double(2 * halo);
 
   FusedWalk walk;
   walk.thread_steps = blocks * double(threads) * planes;
@@ -62,7 +78,7 @@ FusedWalk fused_walk(int radius, int element_bytes, const std::array<std::int64_
   // The row loads, and the stores of the last step's written part of the tile.
   const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
   w.l1_wavefronts = walk.thread_steps / 32 * double(py) * (1 + written) * walk.vector_wavefronts;
-  w.steps = planes;
+  w.steps = z.longest + double(2 * halo);
   w.chains = double(vx * py);  // a sum per point
   w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
   return walk;
@@ -146,18 +162,19 @@ KernelWork ring_work(int radius, int element_bytes, const std::array<std::int64_
   const std::int64_t width = bx * vx, rows = by * py, halo = ceil_div(r, vx);
   const std::int64_t chunk = 16 / element_bytes;
   const std::int64_t lead = tile_lead(r, vx, element_bytes);
-  const double blocks = double(ceil_div(nx, width) * ceil_div(ny - 2 * r, rows) * ceil_div(nz - 2 * r, z_chunk));
+  const ZWalk z = z_walk(nz - 2 * r, z_chunk);
+  const double blocks = double(ceil_div(nx, width) * ceil_div(ny - 2 * r, rows)) * z.blocks;
   const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
   const double threads = blocks * double(bx * by);
-  const double thread_steps = threads * double(z_chunk);
+  const double thread_steps = threads * z.mean;
 
   KernelWork w;
   w.dram_bytes = double(nx * ny * nz) * element_bytes + cells * element_bytes;
-  // L2 to SM: the block's points of z_chunk + 2R planes; the halo (2R full
-  // rows of the tile, `lead` columns either side of its rows) of z_chunk planes.
+  // L2 to SM: the block's points of its planes + 2R; the halo (2R full rows
+  // of the tile, `lead` columns either side of its rows) of its planes.
   const double own = row_bytes(width, element_bytes) * double(rows);
   const double tile_halo = row_bytes(width + 2 * lead, element_bytes) * double(2 * r) + 2 * row_bytes(lead, element_bytes) * double(rows);
-  w.l2_bytes = blocks * (double(z_chunk + 2 * r) * own + double(z_chunk) * tile_halo);
+  w.l2_bytes = blocks * ((z.mean + double(2 * r)) * own + z.mean * tile_halo);
 
   const double vector_wavefronts = std::max(1.0, double(vx * element_bytes) * 32 / 128);
   const double halo_copies = double(ceil_div((2 * r * (width + 2 * lead) + rows * 2 * lead) / chunk, bx * by));
@@ -170,7 +187,7 @@ KernelWork ring_work(int radius, int element_bytes, const std::array<std::int64_
   const double shift = double(2 * r * py * vx);
   w.warp_instructions =
       thread_steps / 32 * (3 * (halo_copies + own_copies) + shared_reads + shared_stores + arithmetic + shift + 22 + 4 /* wait, barrier, commit */);
-  w.steps = double(z_chunk);
+  w.steps = z.longest;
   w.chains = double(vx * py);  // a sum per point
   // A plane's copies were started RING_DEPTH (3) planes earlier: the round they
   // wait for is spread over as many steps, and what follows the barrier reads
@@ -195,11 +212,12 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   const std::int64_t width = bx * vx;          // a block's points in x
   const std::int64_t rows = by * py;           // and its rows
   const std::int64_t halo = ceil_div(r, vx);   // vectors either side that cover the x neighbours
-  const double blocks = double(ceil_div(nx, width) * ceil_div(ny - 2 * r, rows) * ceil_div(nz - 2 * r, bz * z_chunk));
+  // A block computes block_z * z_chunk planes (one of the two is 1: stencil3d.cpp's constraints).
+  const ZWalk z = z_walk(nz - 2 * r, bz * z_chunk);
+  const double blocks = double(ceil_div(nx, width) * ceil_div(ny - 2 * r, rows)) * z.blocks;
   const double cells = double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r);
-  const double threads = blocks * double(bx * by * bz);
-  const double thread_steps = threads * double(z_chunk);
-  const double planes = double(bz * z_chunk);  // planes one block computes
+  const double thread_steps = blocks * double(bx * by) * z.mean;  // threads beyond the interior do nothing
+  const double planes = z.mean;  // planes one block computes
   const std::int64_t chunk = 16 / element_bytes;
   const std::int64_t lead = tile_lead(r, vx, element_bytes);
 
@@ -275,7 +293,7 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   // points, and the loop and index overhead.
   const double arithmetic = double(vx * py * (5 * r + 1));
   w.warp_instructions = thread_steps / 32 * (3 * (loads + copies) + shared_reads + arithmetic + 22 + extra);
-  w.steps = double(z_chunk);
+  w.steps = double(std::min(z_chunk, nz - 2 * r));  // a thread's planes
   w.chains = double(vx * py);  // a sum per point
   return w;
 }

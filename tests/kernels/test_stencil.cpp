@@ -347,6 +347,33 @@ TEST_CASE("INTZ's z reuse needs the planes around a plane in L1, and a thread's 
   CHECK((reg.rounds == 1 && reg.near_rounds == 3));  // the new plane one step ahead; later rows' x neighbours hit L1
 }
 
+TEST_CASE("a z walk ends at the grid's interior: a chunk longer than it counts the planes it walks", "[kernels][model]") {
+  // 40 deep at radius 1: 38 planes to compute, so z_chunk 64 and 128 walk the same 38 in one block along z.
+  const std::array<std::int64_t, 3> thin{1536, 768, 40};
+  const auto config = [](const char* strategy, int bx, int z_chunk) {
+    return Config::parse(fmt::format("block_x={},block_y=4,block_z=1,strategy={},zloop=REG,z_chunk={},vx=2,py=2,fused_steps=1,carveout=-1",
+                                     bx, strategy, z_chunk));
+  };
+  for (const auto& [strategy, bx] : {std::pair{"BASE", 32}, {"RING", 32}, {"PLANE", 32}, {"STREAM", 32}}) {
+    INFO(strategy);
+    const KernelWork longer = stencil3d_work(1, 4, thin, config(strategy, bx, 128));
+    const KernelWork shorter = stencil3d_work(1, 4, thin, config(strategy, bx, 64));
+    CHECK(longer.l2_bytes == Approx(shorter.l2_bytes));
+    CHECK(longer.l1_wavefronts == Approx(shorter.l1_wavefronts));
+    CHECK(longer.warp_instructions == Approx(shorter.warp_instructions));
+    CHECK(longer.steps == shorter.steps);
+  }
+  // Two chunks of 32 cover the 38 planes: a walk of 32 and one of 6, so a thread's longest walk is 32 planes but the
+  // work is that of 38 planes (plus each block's halo planes), not of 64.
+  const KernelWork one = stencil3d_work(1, 4, thin, config("BASE", 32, 64));
+  const KernelWork two = stencil3d_work(1, 4, thin, config("BASE", 32, 32));
+  CHECK(one.steps == 38);
+  CHECK(two.steps == 32);
+  CHECK(two.warp_instructions == Approx(one.warp_instructions));  // the same thread steps, in twice the blocks
+  CHECK(two.l2_bytes > one.l2_bytes);                              // each block reads its 2R halo planes
+  CHECK(two.l2_bytes < 1.1 * one.l2_bytes);
+}
+
 TEST_CASE("every single-step coding with several rows per thread compiles for sm_90 for every radius, without spills", "[kernels][compile]") {
   const DeviceInfo h100 = require_arch_profile("sm_90");
   const VariantCompiler compiler(std::nullopt);
