@@ -13,12 +13,14 @@ std::optional<SizeTransfer> SizeTransfer::from(std::span<const MeasuredAndPredic
   double log_sum = 0;
   std::vector<double> log_here_over_there;
   for (const MeasuredAndPredicted& m : measured) {
-    const double ratio = m.measured_seconds / m.predicted_seconds;
+    double ratio = m.measured_seconds / m.predicted_seconds;
     if (!(m.measured_seconds > 0) || !(m.predicted_seconds > 0) || !std::isfinite(ratio)) continue;
+    const double here = m.predicted_here_seconds / m.predicted_seconds;
+    const bool predicted_here = m.predicted_here_seconds > 0 && std::isfinite(here);
+    if (predicted_here) ratio *= std::pow(here, kModelSizeEffectWeight - 1);
     if (!transfer.ratios_.emplace(m.config, ratio).second) continue;
     log_sum += std::log(ratio);
-    if (const double here = m.predicted_here_seconds / m.predicted_seconds; m.predicted_here_seconds > 0 && std::isfinite(here))
-      log_here_over_there.push_back(std::log(here));
+    if (predicted_here) log_here_over_there.push_back(std::log(here));
   }
   if (transfer.ratios_.size() < kMinimumConfigurations) return std::nullopt;
   transfer.typical_ratio_ = std::exp(log_sum / static_cast<double>(transfer.ratios_.size()));

@@ -8,7 +8,7 @@
 // recordings whose predictions are today's model's); each line ends with that
 // size's file and its model distance (SizeTransfer::model_distance).
 // Build as score_strategy.cpp (its header has the g++ line), then:
-//   /tmp/score_transfer 10 POOL SPACE...
+//   /tmp/score_transfer [--corrected-only] 10 POOL SPACE...
 #include <blocktune/db_types.hpp>
 #include <blocktune/recording.hpp>
 #include <blocktune/replay.hpp>
@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace blocktune;
@@ -44,9 +45,15 @@ std::pair<double, double> mean_score(const Recording& recording, const ModelScor
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --corrected-only: the corrected column alone (the other printed as 0), half the time.
+  const bool corrected_only = argc > 1 && std::string_view(argv[1]) == "--corrected-only";
+  if (corrected_only) {
+    --argc;
+    ++argv;
+  }
   const int seeds = argc > 3 ? std::atoi(argv[1]) : 0;
   if (seeds < 1) {
-    fmt::print(stderr, "usage: {} SEEDS POOL SPACE...\n", argv[0]);
+    fmt::print(stderr, "usage: {} [--corrected-only] SEEDS POOL SPACE...\n", argv[0]);
     return 2;
   }
   std::vector<std::string> pool_files;
@@ -65,7 +72,7 @@ int main(int argc, char** argv) {
       fmt::print("{:<90} no predictions\n", argv[a]);
       continue;
     }
-    const auto [as_is, as_is_error] = mean_score(recording, *model, seeds);
+    const auto [as_is, as_is_error] = corrected_only ? std::pair(0.0, 0.0) : mean_score(recording, *model, seeds);
     auto transfer = nearest_size_transfer(recording, pool);
     const std::string name = argv[a];
     if (!transfer) {

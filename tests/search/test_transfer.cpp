@@ -32,6 +32,22 @@ TEST_CASE("a size transfer scales a measured configuration by its measured over 
   CHECK(transfer->factor("x=42") == Approx(std::exp(log_sum / 10)));
 }
 
+TEST_CASE("a size transfer keeps half the model's difference between the two sizes, in logarithms", "[transfer]") {
+  // All ten measured 2 ms there, predicted 1 ms there; here the model predicts the even ones 4 ms, the odd ones 1 ms.
+  std::vector<MeasuredAndPredicted> some = measured(10, [](int) { return 2.0; });
+  for (std::size_t i = 0; i < some.size(); ++i) some[i].predicted_here_seconds = i % 2 ? 1e-3 : 4e-3;
+  const auto transfer = SizeTransfer::from(some);
+  REQUIRE(transfer);
+  const ModelScores model{[](std::uint64_t candidate) { return candidate % 2 ? 1e-3 : 4e-3; }, true, false};
+  const ModelScores scores = transferred_scores(model, *transfer, [](std::uint64_t candidate) { return "x=" + std::to_string(candidate); }, 10);
+  // Measured alike there, 4x apart in the model's eyes here: 2x apart (m (q / p)^0.5: 2 ms x 2 and 2 ms x 1).
+  CHECK(scores.score(0) == Approx(4e-3));
+  CHECK(scores.score(1) == Approx(2e-3));
+  // Without a prediction here the ratio is the plain one.
+  some[0].predicted_here_seconds = 0;
+  CHECK(SizeTransfer::from(some)->factor("x=0") == Approx(2.0));
+}
+
 TEST_CASE("a size transfer needs ten configurations with both times, and skips the others", "[transfer]") {
   CHECK_FALSE(SizeTransfer::from(measured(9, [](int) { return 2.0; })));
   std::vector<MeasuredAndPredicted> some = measured(10, [](int) { return 2.0; });

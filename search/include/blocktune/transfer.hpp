@@ -22,7 +22,8 @@
 namespace blocktune {
 
 // A configuration measured at the other size, with the model's prediction
-// there and at the size being tuned (0 where it has none), all per time step.
+// there and at the size being tuned (0 where it has none: its ratio is then
+// the plain one), all per time step.
 struct MeasuredAndPredicted {
   std::string config;  // Config::to_string()
   double measured_seconds = 0;
@@ -30,9 +31,22 @@ struct MeasuredAndPredicted {
   double predicted_here_seconds = 0;
 };
 
-// A configuration predicted p here is scored p times its measured/predicted
-// ratio at the other size; one not measured there, p times the geometric
-// mean of those ratios, so that it keeps its place among the others.
+// How much of the model's difference between the two sizes a correction
+// keeps, per configuration, in logarithms: a configuration measured m there,
+// where the model predicts p there and q here, is scored m (q / p)^weight.
+// At 1 (the plain ratio: q times m / p) the model's size effects count in
+// full and its errors in them with them: the 40-deep grid's z walks, the
+// tiles of a smaller matrix. At 0 the other size's measured ranking stands,
+// and a matrix product's best tiles at one shape were taken for another's.
+// Half gained over 1 and 0 on the recordings of the correction's development
+// and on those held out from it (bench/results/search-calibration/model-size-effect/).
+inline constexpr double kModelSizeEffectWeight = 0.5;
+
+// A configuration predicted q here is scored q times its factor: its
+// measured/predicted ratio at the other size, times (p / q)^(1 -
+// kModelSizeEffectWeight) where the model predicts it p there; one not
+// measured there, q times the geometric mean of those factors, so that it
+// keeps its place among the others.
 class SizeTransfer {
  public:
   // Fewer configurations with both times positive and finite say too little.
