@@ -30,15 +30,18 @@ std::int64_t tile_lead(std::int64_t r, std::int64_t vx, int element_bytes) {
 // interior, so a chunk longer than the interior walks the interior, and the
 // last of several chunks what is left: on a grid 40 deep, z_chunk 128 walks 38
 // planes, not 128 (counted as 128, the model charged it 3.4x the work there).
+// The counts add up the planes walked, and the latency counts the mean walk's
+// steps: the blocks of a short last chunk finish early and others take their
+// place (the longest walk's steps ranked two grids held out for the choice
+// worse: bench/results/model/README.md, "A z walk ends at the interior").
 struct ZWalk {
-  double blocks;   // blocks along z
-  double mean;     // planes a block walks, on average over them: what the counts add up to
-  double longest;  // planes of the longest walk, one step after another
+  double blocks;  // blocks along z
+  double mean;    // planes a block walks, on average over them
 };
 
 ZWalk z_walk(std::int64_t interior, std::int64_t planes_per_block) {
   const std::int64_t blocks = ceil_div(interior, planes_per_block);
-  return {double(blocks), double(interior) / double(blocks), double(std::min(planes_per_block, interior))};
+  return {double(blocks), double(interior) / double(blocks)};
 }
 
 // The constraints keep every tile's written part non-empty; the counts rely on it.
@@ -78,7 +81,7 @@ FusedWalk fused_walk(int radius, int element_bytes, const std::array<std::int64_
   // The row loads, and the stores of the last step's written part of the tile.
   const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
   w.l1_wavefronts = walk.thread_steps / 32 * double(py) * (1 + written) * walk.vector_wavefronts;
-  w.steps = z.longest + double(2 * halo);
+  w.steps = z.mean + double(2 * halo);
   w.chains = double(vx * py);  // a sum per point
   w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
   return walk;
@@ -187,7 +190,7 @@ KernelWork ring_work(int radius, int element_bytes, const std::array<std::int64_
   const double shift = double(2 * r * py * vx);
   w.warp_instructions =
       thread_steps / 32 * (3 * (halo_copies + own_copies) + shared_reads + shared_stores + arithmetic + shift + 22 + 4 /* wait, barrier, commit */);
-  w.steps = z.longest;
+  w.steps = z.mean;
   w.chains = double(vx * py);  // a sum per point
   // A plane's copies were started RING_DEPTH (3) planes earlier: the round they
   // wait for is spread over as many steps, and what follows the barrier reads
@@ -293,7 +296,7 @@ KernelWork stencil3d_work(int radius, int element_bytes, const std::array<std::i
   // points, and the loop and index overhead.
   const double arithmetic = double(vx * py * (5 * r + 1));
   w.warp_instructions = thread_steps / 32 * (3 * (loads + copies) + shared_reads + arithmetic + 22 + extra);
-  w.steps = double(std::min(z_chunk, nz - 2 * r));  // a thread's planes
+  w.steps = z_chunk == 1 ? 1.0 : z.mean;  // a thread's planes (block_z > 1 only with one plane each)
   w.chains = double(vx * py);  // a sum per point
   return w;
 }
