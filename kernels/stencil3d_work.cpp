@@ -81,7 +81,7 @@ FusedWalk fused_walk(int radius, int element_bytes, const std::array<std::int64_
   // The row loads, and the stores of the last step's written part of the tile.
   const double written = double(written_width * written_rows) / double(tile_width * tile_rows);
   w.l1_wavefronts = walk.thread_steps / 32 * double(py) * (1 + written) * walk.vector_wavefronts;
-  w.steps = z.mean + double(2 * halo);
+  w.steps = planes;
   w.chains = double(vx * py);  // a sum per point
   w.rounds = 2;  // the plane's loads, then the barrier before the steps read shared memory
   return walk;

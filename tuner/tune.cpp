@@ -94,10 +94,10 @@ void find_size_transfer(const Store& store, std::int64_t device_id, std::int64_t
                                      averaged.size() > 1 ? "s" : "", fmt::join(averaged, " and "));
   result.transfer_note = fmt::format(
       "the model's predictions are corrected by what problem {} measured on this device{} ({} configurations{}: each "
-      "one's measured time there, times the square root of its predicted time here over there; {}); --no-transfer leaves "
+      "one's measured time there, times its predicted time here over there to the power {}; {}); --no-transfer leaves "
       "them as they are",
       others[nearest->index].second.to_string(), averaged_note, result.transfer->configurations(), averaged.empty() ? "" : " in all",
-      why);
+      kModelSizeEffectWeight, why);
 }
 
 std::string kernel_identity(const KernelDescription& kernel) {

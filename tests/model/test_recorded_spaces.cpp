@@ -504,9 +504,9 @@ std::vector<std::filesystem::path> counted_spaces_of(std::string_view folder) {
   return files;
 }
 
-// The model's figures on one recorded H100 space, printed.
-SpaceFigures h100_figures(const MeasuredSpace& space, const DeviceParameters& h100) {
-  const SpaceFigures f = evaluate(predict_space(space, h100));
+// The model's figures on one recorded space with `parameters`, printed.
+SpaceFigures model_figures(const MeasuredSpace& space, const DeviceParameters& parameters) {
+  const SpaceFigures f = evaluate(predict_space(space, parameters));
   fmt::print("{:<46} {:>6} Spearman {:6.3f}  top-10 best {:6.3f}x\n", space.name, space.rows.size(), f.spearman, f.best_in_top10);
   return f;
 }
@@ -563,7 +563,7 @@ void check_stored_predictions(std::string_view folder, std::size_t count, const 
 // The model with the H100's characterised parameters, as `tune` has them there.
 void check_held_out_set(std::string_view folder, std::size_t count, const std::function<ModelTargets(const MeasuredSpace&)>& targets) {
   const DeviceParameters h100 = characterised_h100();
-  check_set(folder, count, [&](const MeasuredSpace& space) { return h100_figures(space, h100); }, targets);
+  check_set(folder, count, [&](const MeasuredSpace& space) { return model_figures(space, h100); }, targets);
 }
 
 }  // namespace
@@ -800,11 +800,7 @@ TEST_CASE("the model ranks the twenty-fifth held-out set, grids of large planes,
 // one misses the top-10 target (3%), held to what it reached.
 TEST_CASE("today's model ranks the thin H200 grids, their z walks ending at the interior") {
   const DeviceParameters h200 = h200_parameters(false);
-  const auto today = [&](const MeasuredSpace& space) {
-    const SpaceFigures f = evaluate(predict_space(space, h200));
-    fmt::print("{:<46} {:>6} Spearman {:6.3f}  top-10 best {:6.3f}x\n", space.name, space.rows.size(), f.spearman, f.best_in_top10);
-    return f;
-  };
+  const auto today = [&](const MeasuredSpace& space) { return model_figures(space, h200); };
   check_set("h200-held-out-25", 2, today, issue_targets_but({{"stencil3d_r1-1536x768x40", {0.89, 1.043}}, {"stencil3d_r2-1280x1024x32", {0.89, 1.046}}}));
   check_set("h200-held-out-26", 2, today, issue_targets_but({{"stencil3d_r1-1024x1024x64", {0.9, 1.039}}, {"stencil3d_r3-1024x768x48", {0.91, 1.043}}}));
   check_set("h200-held-out-27", 2, today, issue_targets_but({{"stencil3d_r1-1280x1024x48", {0.9, 1.07}}, {"stencil3d_r2-1024x1024x44", {0.91, 1.042}}}));
