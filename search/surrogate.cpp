@@ -40,18 +40,12 @@ namespace {
 // chance; now and then the predicted-fastest neighbour of the best measured
 // (to settle the details there), and now and then a random candidate (a
 // model only learns where it looks). Where the scores are times measured at
-// another problem size (ModelScores::measured), it exploits instead: that
-// prior is no guess to guard against, and on a flat space the exploration
-// costs the exact optimum (developed on the recordings timed with the L2
-// flushed, h200-flushed-1, and the warm ones read up to the twenty-second
-// held-out set: bench/results/search-calibration/measured-prior/). It
-// measures in turn the prior's fastest not yet measured and its regression's
-// fastest prediction: the regression learns how this size differs, but from
-// a few measurements it spreads one configuration's surprise over every
-// configuration sharing its values, where the prior still ranks them by what
-// each measured (a ragged tile 1.3x slower here than there took its whole
-// coding out of the regression's favourites: 0.21 against 0.99 taking turns;
-// bench/results/search-calibration/measured-prior-turns/). Where that prior
+// another problem size (ModelScores::measured), it measures its fastest
+// prediction each time instead: that prior is no guess to guard against, and
+// on a flat space the exploration costs the exact optimum (developed on the
+// recordings timed with the L2 flushed, h200-flushed-1, and the warm ones
+// read up to the twenty-second held-out set:
+// bench/results/search-calibration/measured-prior/). Where that prior
 // predicts the candidates the search was started from (tune's default
 // configuration) much slower than its fastest, the fastest leads: it is
 // measured first, and they follow (developed on h200-flushed-1 to -3 and the
@@ -216,14 +210,10 @@ class Surrogate final : public Technique {
   // 64 candidates would be half of it and the bound would only explore.
   static constexpr double kShortlistFraction = 0.05;
   static constexpr double kConfidence = 1.0;  // standard deviations below the prediction
-  // With a measured prior, every kPriorTurn-th of its own proposals is the
-  // prior's favourite, the others the regression's (2 gained more than 3 and
-  // 4 on the recordings of the correction's development).
-  static constexpr std::uint64_t kPriorTurn = 2;
 
   std::optional<std::uint64_t> choose() {
     if (own_proposals_ == 0 && has_prior_ && run_.prior.count_work()) return model_favourite();
-    if (has_prior_ && run_.prior.measured()) return own_proposals_ % kPriorTurn == 0 ? model_favourite() : lowest_bound(0);
+    if (has_prior_ && run_.prior.measured()) return lowest_bound(0);
     if (own_proposals_ < covering_) return least_measured_values();
     if (run_.random.uniform() < (has_prior_ ? kExploreWithPrior : kExplore)) return run_.state.random_unproposed(run_.random);
     if (run_.random.uniform() < (has_prior_ ? kLocalWithPrior : kLocal) && run_.state.best()) {

@@ -418,38 +418,6 @@ TEST_CASE("With scores measured at another size the surrogate measures its faste
   }
 }
 
-// The regression spreads one surprise over every configuration sharing its
-// values; the prior measured at another size still ranks each by what it
-// measured there. So with such a prior the surrogate takes turns: its first,
-// third, fifth... proposals are the prior's fastest not yet measured, even
-// after the prior's favourite measured three times slower than predicted.
-TEST_CASE("With scores measured at another size the surrogate takes turns with the prior's own order") {
-  ModelScores measured_elsewhere = perfect_model();
-  measured_elsewhere.measured = true;
-  const auto scores = perfect_scores();
-  const Evaluator surprised = [&](std::uint64_t candidate) {
-    Evaluation evaluation = measure(candidate);
-    if (candidate == optimum_index() && evaluation.time) *evaluation.time *= 3;
-    return evaluation;
-  };
-  for (const std::uint64_t seed : {1, 2, 3}) {
-    const auto order = indices(make_strategy("surrogate")->run(candidates(), &measured_elsewhere, surprised, {.evaluations = 16}, seed));
-    REQUIRE(order.size() == 16);
-    CHECK(order[0] == optimum_index());
-    std::set<std::uint64_t> measured;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      if (i % 2 == 0) {
-        std::optional<std::uint64_t> fastest;
-        for (std::uint64_t c = 0; c < scores.size(); ++c)
-          if (!measured.contains(c) && (!fastest || scores[c] < scores[*fastest])) fastest = c;
-        INFO("seed " << seed << ", proposal " << i);
-        CHECK(order[i] == fastest);
-      }
-      measured.insert(order[i]);
-    }
-  }
-}
-
 // A prior measured at another size that predicts a default configuration
 // much slower than its fastest is usually right: the surrogate then measures
 // its fastest prediction before the candidates it is started from, then
