@@ -11,8 +11,12 @@ import csv
 import gzip
 import io
 import math
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "anchors"))
+import kt_strategies  # noqa: E402  (its parse_config reads blocktune's configuration text)
 
 PAIRS = (("8", "32"), ("16", "32"), ("32", "64"))
 CODINGS = {"RING": ("REG",), "BASE": ("INTZ", "REG")}
@@ -28,8 +32,8 @@ def main(paths):
     for path in paths:
         by_rest = {}  # the configuration without its z_chunk -> {z_chunk: (measured, predicted)}
         for row in successful_rows(path):
-            config = dict(entry.split("=") for entry in row["config"].split(","))
-            z_chunk = config.pop("z_chunk")
+            config = dict(kt_strategies.parse_config(row["config"]))
+            z_chunk = str(config.pop("z_chunk"))
             by_rest.setdefault(tuple(sorted(config.items())), {})[z_chunk] = (float(row["time_s"]), float(row["predicted_s"]))
         print(path.rsplit("/", 1)[-1])
         for strategy, zloops in CODINGS.items():
