@@ -89,8 +89,7 @@ def held_out_from(set_number):
 SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-5", "h200-flushed-6", "h200-held-out-warm-6",
                                     "h200-held-out-25", "h200-held-out-26", "h200-held-out-27", "h200-held-out-28",
                                     "h200-held-out-29", "h200-held-out-30", "h200-held-out-31", "h200-flushed-7",
-                                    "h200-held-out-warm-7",
-                                    "h200-flushed-stencil", "h200-flushed-pnpoly")
+                                    "h200-held-out-warm-7", "h200-flushed-stencil", "h200-flushed-pnpoly")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.

@@ -1101,7 +1101,7 @@ TEST_CASE("write the model's terms for every H200 stencil recording", "[.residua
         folder.starts_with("repeat-"))
       continue;
     const MeasuredSpace space = load_space(file);
-    rows.write(name.substr(0, name.size() - 7) + "@" + folder + ".csv.gz", space.recording, predict_space(space, h200_parameters(false)));
+    rows.write(file.stem().stem().string() + "@" + folder + ".csv.gz", space.recording, predict_space(space, h200_parameters(false)));
   }
   REQUIRE(rows.good());
 }
