@@ -52,12 +52,12 @@ def load(path):
     return df
 
 
-def fit(df, params):
+def fit(df, params, features=FEATURES):
     params = dict(params)
     weight = np.exp(-params.pop("fast_weight") * df.groupby("space").measured_s.rank(pct=True).values)
     weight /= df.groupby("space").space.transform("count").values
     model = HistGradientBoostingRegressor(learning_rate=0.05, random_state=0, **params)
-    return model.fit(df[FEATURES].values, df.y.values, sample_weight=weight)
+    return model.fit(df[features].values, df.y.values, sample_weight=weight)
 
 
 def figures(predicted, measured):

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The default's first tune with a candidate correction's out-of-fold predictions (issue 18, item 3).
+
+A correction is judged on held-out grids by three figures: Spearman, the top 10, and the default's first tune
+(`score_strategy surrogate model 10` on copies carrying its predictions). The first two can be had out of fold from the
+residual rows alone (train_residual.py); this gives the third, so that a candidate can be compared with today's on the
+recordings already read before a held-out set is spent on it. Each recording is predicted by trees fitted without its
+fold, its predictions written into a copy of the recording, and every copy scored by the search:
+
+  (cd /tmp/rows && build/tests/model/test_model "[.residuals-stencil]")          # the rows
+  (cd /tmp/copies && build/tests/model/test_model "[.stencil-figures]")          # copies of every stencil recording
+  bench/experiments/oof_first_tune.py /tmp/rows/model-residuals.csv /tmp/copies /tmp/oof --variant both+dev \\
+      --score /tmp/score_strategy                    # built as bench/experiments/score_strategy.cpp says
+
+Variants: which devices' recordings the trees learn from and which features beyond model/residual.cpp's they see
+(computed here: the device, and the walk's planes from the configuration). The hyperparameters are the kept
+correction's (train_residual.py's KEPT_POINT), the folds the sorted spaces dealt into --folds groups.
+"""
+import argparse
+import csv
+import gzip
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from train_residual import FEATURES, KEPT_POINT, fit, load  # noqa: E402
+
+VARIANTS = {  # name: (devices learned from, extra features)
+    "h200": (("h200",), []),
+    "both": (("h200", "h100"), []),
+    "both+dev": (("h200", "h100"), ["x_dev"]),
+    "both+dev+steps": (("h200", "h100"), ["x_dev", "x_steps"]),
+    "h200+steps": (("h200",), ["x_steps"]),
+}
+
+
+def copy_name(space):
+    """The copy [.stencil-figures] writes for a row id `<stem>@<folder>.csv.gz` (its space_id_file_name)."""
+    stem, folder = space.removesuffix(".csv.gz").split("@")
+    return ("flushed__" if "-flushed-" in folder else "bench__") + stem + ".csv.gz"
+
+
+def write_copy(source, target, predicted):
+    """The recording `source` with each configuration's predicted_s replaced by `predicted[config]`."""
+    with gzip.open(source, "rt", newline="") as f:
+        lines = f.read().splitlines(keepends=True)
+    header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    rows = list(csv.reader(lines[header + 1:]))
+    columns = next(csv.reader([lines[header]]))
+    at = columns.index("predicted_s")
+    with gzip.open(target, "wt", newline="") as f:
+        f.writelines(lines[:header + 1])
+        out = csv.writer(f, lineterminator="\n")
+        for row in rows:
+            if row[0] in predicted:  # fused launches and failures keep what the copy has
+                row[at] = repr(float(predicted[row[0]]))
+            out.writerow(row)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("residuals", help='model-residuals.csv of test_model "[.residuals-stencil]"')
+    parser.add_argument("copies", type=pathlib.Path, help='the folder [.stencil-figures] wrote its copies into')
+    parser.add_argument("output", type=pathlib.Path, help="a folder for the out-of-fold copies")
+    parser.add_argument("--variant", choices=list(VARIANTS), required=True)
+    parser.add_argument("--folds", type=int, default=12)
+    parser.add_argument("--score", required=True, help="the score_strategy binary")
+    args = parser.parse_args()
+
+    df = load(args.residuals)
+    df = df[df.steps == 1].copy()  # the correction applies to one-step launches only
+    planes = df.config.str.extract(r"zloop=(\w+),z_chunk=(\d+)")
+    df["x_steps"] = np.log2(np.where(planes[0] != "NONE", planes[1].astype(float), 1))
+    df["x_dev"] = (df.device == "h200").astype(float)
+    devices, extra = VARIANTS[args.variant]
+    features = FEATURES + extra
+    params = {k: v[0] for k, v in KEPT_POINT.items()}
+    spaces = sorted(df.space.unique())
+    args.output.mkdir(parents=True, exist_ok=True)
+    for group in (spaces[i::args.folds] for i in range(args.folds)):
+        model = fit(df[~df.space.isin(group) & df.device.isin(devices)], params, features)
+        for space in group:
+            rows = df[df.space == space]
+            predicted = rows.analytic_s.values * np.exp(model.predict(rows[features].values))
+            write_copy(args.copies / copy_name(space), args.output / copy_name(space), dict(zip(rows.config, predicted)))
+        print(f"fold of {len(group)} written", file=sys.stderr, flush=True)
+
+    names = sorted(copy_name(s) for s in spaces)
+    result = subprocess.run([args.score, "surrogate", "model", "10", *names], cwd=args.output, check=True, capture_output=True, text=True)
+    scores = {line.split()[0]: float(line.split()[-3]) for line in result.stdout.splitlines() if line.endswith(tuple("0123456789")) and not line.startswith("MEAN")}
+    for device in ("h200", "h100"):
+        mine = [scores[n] for n in names if ("-h100" in n) == (device == "h100")]
+        print(f"{args.variant} {device}: first tune mean {np.mean(mine):.3f} over {len(mine)} (min {min(mine):.3f})")
+    print(result.stdout, end="")
+
+
+if __name__ == "__main__":
+    main()
