@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Fit the stencil's learned correction of the model (issue 18, item 3) and write it as JSON.
 
-  cmake --build build --target test_model && (cd /tmp && build/tests/model/test_model "[.residuals]")
+  cmake --build build --target test_model && (cd /tmp && build/tests/model/test_model "[.residuals-stencil]")
   python3 -m venv /tmp/venv && /tmp/venv/bin/pip install scikit-learn==1.9.1 pandas
   /tmp/venv/bin/python bench/experiments/train_residual.py /tmp/model-residuals.csv --fit-on h200 \
       --output kernels/stencil3d_residual.json
 
 The trees learn log(measured / analytic prediction) of every stencil configuration from the features
-`test_model "[.residuals]"` writes (model/residual.cpp: each term's share of the throughput-bound time,
+`test_model "[.residuals-stencil]"` writes (model/residual.cpp: each term's share of the throughput-bound time,
 threads, warps per SM, waves, spills, L1 left), each space's mean removed (a ranking does not care
 about a space's scale) and each space weighted alike. Only the spaces of --fit-on are used, and of them only
 launches of one time step (as `tune` applies the correction: fused launches are too few to learn). The
@@ -134,7 +134,7 @@ def write_json(path, nodes, starts, baseline, fitted_on, params):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("residuals", help="model-residuals.csv from test_model \"[.residuals]\"")
+    parser.add_argument("residuals", help="model-residuals.csv from test_model \"[.residuals-stencil]\"")
     parser.add_argument("--fit-on", choices=["h100", "h200", "all"], required=True, help="the device whose stencil spaces the trees learn (all: every device's)")
     parser.add_argument("--output", help="the JSON file to write (kernels/stencil3d_residual.json)")
     parser.add_argument("--folds", type=int, help="choose the hyperparameters by this many folds of spaces, not one space at a time")

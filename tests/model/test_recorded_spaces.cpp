@@ -1099,10 +1099,9 @@ TEST_CASE("write predictions without work counts into copies of the example kern
 //   test_model "[.residuals-stencil]"   (writes model-residuals.csv in the current folder)
 // every one-step stencil recording that may be read (the held-out sets still unread, *-unscored-*, left out by
 // every_recorded_space_file; repeats and tests/data's copies of bench/results' H100 recordings left out, so that no
-// space counts twice), with the parameters `tune` has on its
-// GPU (as "[.stencil-figures]": the H100's characterised metrics, on the H200 the sm_90 profile). The file of today
-// was fitted on the H200's rows before the twenty-ninth to thirty-first sets were read: their rows
-// (@h200-held-out-29 to -31) are left out to fit it again.
+// space counts twice), with the parameters `tune` has on its GPU (as "[.stencil-figures]": the H100's characterised
+// metrics, on the H200 the sm_90 profile). The file of today was fitted on the H200's rows before the twenty-ninth set
+// was read: the rows of the sets read since (@h200-held-out-29 to -32) are left out to fit it again.
 TEST_CASE("write the model's terms for every stencil recording", "[.residuals-stencil]") {
   const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
   ResidualRowWriter rows;
