@@ -51,9 +51,10 @@ ResidualModel parse_residual_model(std::string_view text, std::string_view origi
   }
 }
 
-ResidualFeatures residual_features(const DeviceParameters& device, const Prediction& p, const LaunchResources& launch) {
-  if (launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1)
-    throw std::invalid_argument("residual features need a launch with at least one thread and one block per SM");
+ResidualFeatures residual_features(const DeviceParameters& device, const KernelWork& work, const Prediction& p,
+                                   const LaunchResources& launch) {
+  if (launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1 || device.sm_clock_hz <= 0 || work.steps <= 0)
+    throw std::invalid_argument("residual features need a launch with at least one thread and one block per SM, and the SMs' clock");
   // Every time as a share of the throughput-bound time, so the features carry no unit.
   const double throughput = std::max(throughput_bound(p), 1e-30);
   const auto share = [&](double term) { return std::log(term / throughput + 1e-6); };
@@ -68,7 +69,9 @@ ResidualFeatures residual_features(const DeviceParameters& device, const Predict
           launch.blocks_per_sm * std::ceil(launch.threads_per_block / 32.0),
           std::log(launch.blocks / (double(launch.blocks_per_sm) * device.sm_count)),
           double(launch.spill_bytes),
-          launch.l1_cache_bytes / 1024};
+          launch.l1_cache_bytes / 1024,
+          std::log2(device.dram_bandwidth / (device.sm_count * device.sm_clock_hz)),
+          std::log2(work.steps)};
 }
 
 double log_residual(const ResidualModel& model, const ResidualFeatures& x) {
@@ -84,8 +87,9 @@ double log_residual(const ResidualModel& model, const ResidualFeatures& x) {
   return sum;
 }
 
-Prediction corrected(const ResidualModel& model, const DeviceParameters& device, Prediction prediction, const LaunchResources& launch) {
-  prediction.correction = std::exp(log_residual(model, residual_features(device, prediction, launch)));
+Prediction corrected(const ResidualModel& model, const DeviceParameters& device, const KernelWork& work, Prediction prediction,
+                     const LaunchResources& launch) {
+  prediction.correction = std::exp(log_residual(model, residual_features(device, work, prediction, launch)));
   prediction.seconds *= prediction.correction;
   return prediction;
 }

@@ -74,7 +74,7 @@ Prediction predict_launch(const KernelDescription& kernel, const DeviceParameter
                           const LaunchResources& launch, std::int64_t steps_per_launch) {
   const Prediction analytic = predict(parameters, work, launch);
   // Fused launches were too few to learn from (bench/results/model/README.md, "A learned correction").
-  return kernel.residual && steps_per_launch == 1 ? corrected(*kernel.residual, parameters, analytic, launch) : analytic;
+  return kernel.residual && steps_per_launch == 1 ? corrected(*kernel.residual, parameters, work, analytic, launch) : analytic;
 }
 
 std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,

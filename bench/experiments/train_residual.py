@@ -29,7 +29,8 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 
 # The features in model/residual.cpp's order (kResidualFeatureNames); test_model writes them as f0, f1, ...
 FEATURE_NAMES = ["dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share",
-                 "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib"]
+                 "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib",
+                 "dram_bytes_per_sm_clock", "log2_steps"]
 FEATURES = [f"f{i}" for i in range(len(FEATURE_NAMES))]
 # fast_weight: each configuration weighs exp(-fast_weight x its time's rank in its space, 0 to 1), so
 # that the fast end, which decides the top 10, counts more.

@@ -26,10 +26,13 @@ struct TreeNode {
   double value = 0;
 };
 
-// The features, in the order the trees index them.
-inline constexpr std::array<std::string_view, 12> kResidualFeatureNames{
-    "dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share",
-    "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib"};
+// The features, in the order the trees index them. dram_bytes_per_sm_clock
+// tells GPUs apart by their balance, so that trees fitted on several can learn
+// where they differ; log2_steps is the walk a thread makes (KernelWork::steps),
+// whose start the analytic model does not charge.
+inline constexpr std::array<std::string_view, 14> kResidualFeatureNames{
+    "dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share", "staging_share",
+    "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib", "dram_bytes_per_sm_clock", "log2_steps"};
 using ResidualFeatures = std::array<double, kResidualFeatureNames.size()>;
 
 struct ResidualModel {
@@ -42,12 +45,14 @@ struct ResidualModel {
 // Reads the JSON train_residual.py writes; `origin` names it in errors.
 ResidualModel parse_residual_model(std::string_view json, std::string_view origin);
 
-ResidualFeatures residual_features(const DeviceParameters& device, const Prediction& prediction, const LaunchResources& launch);
+ResidualFeatures residual_features(const DeviceParameters& device, const KernelWork& work, const Prediction& prediction,
+                                   const LaunchResources& launch);
 
 // log(measured / predicted) as the trees estimate it.
 double log_residual(const ResidualModel& model, const ResidualFeatures& features);
 
 // The prediction with the correction applied to its total (Prediction::correction).
-Prediction corrected(const ResidualModel& model, const DeviceParameters& device, Prediction prediction, const LaunchResources& launch);
+Prediction corrected(const ResidualModel& model, const DeviceParameters& device, const KernelWork& work, Prediction prediction,
+                     const LaunchResources& launch);
 
 }  // namespace blocktune
