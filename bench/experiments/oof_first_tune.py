@@ -12,29 +12,30 @@ fold, its predictions written into a copy of the recording, and every copy score
   bench/experiments/oof_first_tune.py /tmp/rows/model-residuals.csv /tmp/copies /tmp/oof --variant both+dev \\
       --score /tmp/score_strategy                    # built as bench/experiments/score_strategy.cpp says
 
-Variants: which devices' recordings the trees learn from and which features beyond model/residual.cpp's they see
-(computed here: the device, and the walk's planes from the configuration). The hyperparameters are the kept
+Variants: which devices' recordings the trees learn from and which features they see: those model/residual.cpp had
+before the device's balance and the walk's planes were added, with those two computed here (the device; log2 of
+z_chunk where the coding walks z), or `built`, model/residual.cpp's own. The hyperparameters are the kept
 correction's (train_residual.py's KEPT_POINT), the folds the sorted spaces dealt into --folds groups.
 """
 import argparse
 import csv
 import gzip
 import pathlib
-import re
 import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from train_residual import FEATURES, KEPT_POINT, fit, load  # noqa: E402
+from train_residual import EARLIER_FEATURES, FEATURES, KEPT_POINT, fit, load  # noqa: E402
 
-VARIANTS = {  # name: (devices learned from, extra features)
-    "h200": (("h200",), []),
-    "both": (("h200", "h100"), []),
-    "both+dev": (("h200", "h100"), ["x_dev"]),
-    "both+dev+steps": (("h200", "h100"), ["x_dev", "x_steps"]),
-    "h200+steps": (("h200",), ["x_steps"]),
+VARIANTS = {  # name: (devices learned from, features)
+    "h200": (("h200",), EARLIER_FEATURES),
+    "both": (("h200", "h100"), EARLIER_FEATURES),
+    "both+dev": (("h200", "h100"), EARLIER_FEATURES + ["x_dev"]),
+    "both+dev+steps": (("h200", "h100"), EARLIER_FEATURES + ["x_dev", "x_steps"]),
+    "h200+steps": (("h200",), EARLIER_FEATURES + ["x_steps"]),
+    "built": (("h200", "h100"), FEATURES),  # model/residual.cpp's features, the device's and the walk's among them
 }
 
 
@@ -76,8 +77,7 @@ def main():
     planes = df.config.str.extract(r"zloop=(\w+),z_chunk=(\d+)")
     df["x_steps"] = np.log2(np.where(planes[0] != "NONE", planes[1].astype(float), 1))
     df["x_dev"] = (df.device == "h200").astype(float)
-    devices, extra = VARIANTS[args.variant]
-    features = FEATURES + extra
+    devices, features = VARIANTS[args.variant]
     params = {k: v[0] for k, v in KEPT_POINT.items()}
     spaces = sorted(df.space.unique())
     args.output.mkdir(parents=True, exist_ok=True)
@@ -91,7 +91,8 @@ def main():
 
     names = sorted(copy_name(s) for s in spaces)
     result = subprocess.run([args.score, "surrogate", "model", "10", *names], cwd=args.output, check=True, capture_output=True, text=True)
-    scores = {line.split()[0]: float(line.split()[-3]) for line in result.stdout.splitlines() if line.endswith(tuple("0123456789")) and not line.startswith("MEAN")}
+    fields = [line.split() for line in result.stdout.splitlines() if line.endswith(tuple("0123456789")) and not line.startswith("MEAN")]
+    scores = {f[0]: float(f[-3]) for f in fields}
     for device in ("h200", "h100"):
         mine = [scores[n] for n in names if ("-h100" in n) == (device == "h100")]
         print(f"{args.variant} {device}: first tune mean {np.mean(mine):.3f} over {len(mine)} (min {min(mine):.3f})")

@@ -32,6 +32,10 @@ FEATURE_NAMES = ["dram_share", "l2_share", "l1_share", "shared_share", "issue_sh
                  "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib",
                  "dram_bytes_per_sm_clock", "log2_steps"]
 FEATURES = [f"f{i}" for i in range(len(FEATURE_NAMES))]
+# The features before the thirty-fourth session added the device's balance and the walk's planes: what that session's
+# development scripts (oof_first_tune.py's variants, bench/results/model/residual-both-devices-not-kept/*.py) add
+# their own features to, so that their committed figures stay reproducible.
+EARLIER_FEATURES = FEATURES[:FEATURE_NAMES.index("dram_bytes_per_sm_clock")]
 # fast_weight: each configuration weighs exp(-fast_weight x its time's rank in its space, 0 to 1), so
 # that the fast end, which decides the top 10, counts more.
 GRID = {"fast_weight": [0, 2, 4, 8], "max_iter": [100, 200, 400], "max_depth": [3, 4], "min_samples_leaf": [200]}

@@ -4,18 +4,18 @@ warnings.filterwarnings("ignore")
 from scipy.stats import spearmanr
 from sklearn.ensemble import HistGradientBoostingRegressor
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[3] / "experiments"))
-from train_residual import load, FEATURES
+from train_residual import load, EARLIER_FEATURES as FEATURES, FEATURES as BUILT
 df = load(sys.argv.pop(1)); df = df[df.steps == 1].copy()  # ROWS: model-residuals.csv of test_model "[.residuals-stencil]"
 c = df.config.str.extract(r"strategy=(\w+),zloop=(\w+),z_chunk=(\d+)"); df["zloop"], df["z_chunk"] = c[1], c[2].astype(int)
 df["x_steps"] = np.log2(np.where(df.zloop != "NONE", df.z_chunk, 1))
 df["x_dev"] = (df.device == "h200").astype(float)
 V = {"h200-only": (FEATURES, ["h200"]), "both": (FEATURES, ["h200", "h100"]), "both+dev": (FEATURES + ["x_dev"], ["h200", "h100"]),
-     "both+dev+steps": (FEATURES + ["x_dev", "x_steps"], ["h200", "h100"])}
+     "both+dev+steps": (FEATURES + ["x_dev", "x_steps"], ["h200", "h100"]), "built": (BUILT, ["h200", "h100"])}
 def fit(tr, feats, fw=2):
     w = np.exp(-fw * tr.groupby("space").measured_s.rank(pct=True).values) / tr.groupby("space").space.transform("count").values
     return HistGradientBoostingRegressor(learning_rate=0.05, random_state=0, max_iter=400, max_depth=4, min_samples_leaf=200).fit(tr[feats].values, tr.y.values, sample_weight=w)
 spaces = sorted(df.space.unique()); folds = [spaces[i::12] for i in range(12)]
-for name in sys.argv[1:] or V:
+for name in sys.argv[1:] or [v for v in V if v != "built"]:  # folds.txt: the four of this folder
     feats, devices = V[name]; out = []
     for g in folds:
         tr = df[~df.space.isin(g) & df.device.isin(devices)]

@@ -6,7 +6,7 @@ warnings.filterwarnings("ignore")
 from scipy.stats import spearmanr
 from sklearn.ensemble import HistGradientBoostingRegressor
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[3] / "experiments"))
-from train_residual import load, FEATURES
+from train_residual import load, EARLIER_FEATURES as FEATURES
 df = load(sys.argv[1]); df = df[df.steps == 1].copy()  # ROWS: model-residuals.csv of test_model "[.residuals-stencil]"
 def fit(tr, feats, fw=2, leaf=200):
     w = np.exp(-fw * tr.groupby("space").measured_s.rank(pct=True).values) / tr.groupby("space").space.transform("count").values

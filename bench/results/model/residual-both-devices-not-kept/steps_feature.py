@@ -4,7 +4,7 @@ import sys, numpy as np, pandas as pd
 from scipy.stats import spearmanr
 from sklearn.ensemble import HistGradientBoostingRegressor
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[3] / "experiments"))
-from train_residual import load, FEATURES
+from train_residual import load, EARLIER_FEATURES as FEATURES
 
 df = load(sys.argv.pop(1))  # ROWS: model-residuals.csv of test_model "[.residuals-stencil]"
 df = df[(df.device == "h200") & (df.steps == 1)].copy()
