@@ -27,15 +27,16 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from train_residual import EARLIER_FEATURES, FEATURES, KEPT_POINT, fit, load  # noqa: E402
+from train_residual import EARLIER_FEATURES, FEATURES, KEPT_POINT, figures, fit, load  # noqa: E402
 
-VARIANTS = {  # name: (devices learned from, features)
-    "h200": (("h200",), EARLIER_FEATURES),
-    "both": (("h200", "h100"), EARLIER_FEATURES),
-    "both+dev": (("h200", "h100"), EARLIER_FEATURES + ["x_dev"]),
-    "both+dev+steps": (("h200", "h100"), EARLIER_FEATURES + ["x_dev", "x_steps"]),
-    "h200+steps": (("h200",), EARLIER_FEATURES + ["x_steps"]),
-    "built": (("h200", "h100"), FEATURES),  # model/residual.cpp's features, the device's and the walk's among them
+VARIANTS = {  # name: (devices learned from, features, whether the devices weigh equally)
+    "h200": (("h200",), EARLIER_FEATURES, False),
+    "both": (("h200", "h100"), EARLIER_FEATURES, False),
+    "both+dev": (("h200", "h100"), EARLIER_FEATURES + ["x_dev"], False),
+    "both+dev+steps": (("h200", "h100"), EARLIER_FEATURES + ["x_dev", "x_steps"], False),
+    "h200+steps": (("h200",), EARLIER_FEATURES + ["x_steps"], False),
+    "built": (("h200", "h100"), FEATURES, False),  # model/residual.cpp's features, the device's and the walk's among them
+    "built+equal-devices": (("h200", "h100"), FEATURES, True),
 }
 
 
@@ -77,15 +78,17 @@ def main():
     planes = df.config.str.extract(r"zloop=(\w+),z_chunk=(\d+)")
     df["x_steps"] = np.log2(np.where(planes[0] != "NONE", planes[1].astype(float), 1))
     df["x_dev"] = (df.device == "h200").astype(float)
-    devices, features = VARIANTS[args.variant]
+    devices, features, equal = VARIANTS[args.variant]
     params = {k: v[0] for k, v in KEPT_POINT.items()}
     spaces = sorted(df.space.unique())
     args.output.mkdir(parents=True, exist_ok=True)
+    ranked = {}  # space: (Spearman, the best of the top 10 over the optimum), out of fold
     for group in (spaces[i::args.folds] for i in range(args.folds)):
-        model = fit(df[~df.space.isin(group) & df.device.isin(devices)], params, features)
+        model = fit(df[~df.space.isin(group) & df.device.isin(devices)], params, features, equal)
         for space in group:
             rows = df[df.space == space]
             predicted = rows.analytic_s.values * np.exp(model.predict(rows[features].values))
+            ranked[space] = figures(predicted, rows.measured_s.values)
             write_copy(args.copies / copy_name(space), args.output / copy_name(space), dict(zip(rows.config, predicted)))
         print(f"fold of {len(group)} written", file=sys.stderr, flush=True)
 
@@ -94,8 +97,14 @@ def main():
     fields = [line.split() for line in result.stdout.splitlines() if line.endswith(tuple("0123456789")) and not line.startswith("MEAN")]
     scores = {f[0]: float(f[-3]) for f in fields}
     for device in ("h200", "h100"):
-        mine = [scores[n] for n in names if ("-h100" in n) == (device == "h100")]
+        on_device = lambda space: ("-h100" in space) == (device == "h100")  # noqa: E731
+        mine = [scores[n] for n in names if on_device(n)]
         print(f"{args.variant} {device}: first tune mean {np.mean(mine):.3f} over {len(mine)} (min {min(mine):.3f})")
+        rho, top10 = np.array([ranked[s] for s in spaces if on_device(s)]).T
+        print(f"{args.variant} {device}: Spearman mean {rho.mean():.3f}, top 10 mean {top10.mean():.3f}x, "
+              f"within 3% on {(top10 <= 1.03).sum()} of {len(top10)}")
+    for space in spaces:
+        print(f"{space}\tSpearman {ranked[space][0]:.3f}\ttop 10 {ranked[space][1]:.3f}x")
     print(result.stdout, end="")
 
 

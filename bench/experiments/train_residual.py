@@ -57,10 +57,14 @@ def load(path):
     return df
 
 
-def fit(df, params, features=FEATURES):
+def fit(df, params, features=FEATURES, devices_weigh_equally=False):
+    """Trees for df's residuals. Each space weighs the same, or with devices_weigh_equally each device's spaces
+    together weigh the same (so that the device with fewer recordings is not outvoted)."""
     params = dict(params)
     weight = np.exp(-params.pop("fast_weight") * df.groupby("space").measured_s.rank(pct=True).values)
     weight /= df.groupby("space").space.transform("count").values
+    if devices_weigh_equally:
+        weight /= df.groupby("device").space.transform("nunique").values
     model = HistGradientBoostingRegressor(learning_rate=0.05, random_state=0, **params)
     return model.fit(df[features].values, df.y.values, sample_weight=weight)
 
