@@ -37,6 +37,9 @@ VARIANTS = {  # name: (devices learned from, features, whether the devices weigh
     "h200+steps": (("h200",), EARLIER_FEATURES + ["x_steps"], False),
     "built": (("h200", "h100"), FEATURES, False),  # model/residual.cpp's features, the device's and the walk's among them
     "built+equal-devices": (("h200", "h100"), FEATURES, True),
+    # the walk's planes seen against the device's balance: log2(DRAM bytes per SM clock / planes), what filling a
+    # chunk's pipeline costs by Little's law, in place of the planes alone
+    "built-fill": (("h200", "h100"), FEATURES[:-1] + ["x_fill"], False),
 }
 
 
@@ -78,6 +81,7 @@ def main():
     planes = df.config.str.extract(r"zloop=(\w+),z_chunk=(\d+)")
     df["x_steps"] = np.log2(np.where(planes[0] != "NONE", planes[1].astype(float), 1))
     df["x_dev"] = (df.device == "h200").astype(float)
+    df["x_fill"] = df.f12 - df.f13
     devices, features, equal = VARIANTS[args.variant]
     params = {k: v[0] for k, v in KEPT_POINT.items()}
     spaces = sorted(df.space.unique())
