@@ -41,6 +41,9 @@ VARIANTS = {  # name: (devices learned from, features, whether the devices weigh
     # chunk's pipeline costs by Little's law, in place of the planes alone
     "built-fill": (("h200", "h100"), FEATURES[:-1] + ["x_fill"], False),
 }
+# Variants that change the kept hyperparameters (KEPT_POINT), not the data or the features: name: (variant, changes).
+DEEPER = {"built-depth6": ("built", {"max_depth": 6}), "built-depth8": ("built", {"max_depth": 8}),
+          "built-depth6+equal-devices": ("built+equal-devices", {"max_depth": 6})}
 
 
 def copy_name(space):
@@ -71,7 +74,7 @@ def main():
     parser.add_argument("residuals", help='model-residuals.csv of test_model "[.residuals-stencil]"')
     parser.add_argument("copies", type=pathlib.Path, help='the folder [.stencil-figures] wrote its copies into')
     parser.add_argument("output", type=pathlib.Path, help="a folder for the out-of-fold copies")
-    parser.add_argument("--variant", choices=list(VARIANTS), required=True)
+    parser.add_argument("--variant", choices=list(VARIANTS) + list(DEEPER), required=True)
     parser.add_argument("--folds", type=int, default=12)
     parser.add_argument("--score", required=True, help="the score_strategy binary")
     args = parser.parse_args()
@@ -82,8 +85,9 @@ def main():
     df["x_steps"] = np.log2(np.where(planes[0] != "NONE", planes[1].astype(float), 1))
     df["x_dev"] = (df.device == "h200").astype(float)
     df["x_fill"] = df.f12 - df.f13
-    devices, features, equal = VARIANTS[args.variant]
-    params = {k: v[0] for k, v in KEPT_POINT.items()}
+    variant, changes = DEEPER.get(args.variant, (args.variant, {}))
+    devices, features, equal = VARIANTS[variant]
+    params = {k: v[0] for k, v in KEPT_POINT.items()} | changes
     spaces = sorted(df.space.unique())
     args.output.mkdir(parents=True, exist_ok=True)
     ranked = {}  # space: (Spearman, the best of the top 10 over the optimum), out of fold
