@@ -46,6 +46,11 @@ DEEPER = {"built-depth6": ("built", {"max_depth": 6}), "built-depth8": ("built",
           "built-depth6+equal-devices": ("built+equal-devices", {"max_depth": 6})}
 
 
+def device_of(name):
+    """The device of a row id or a copy's name: the recordings name the H100 (`-h100-80gb-hbm3`), else an H200."""
+    return "h100" if "-h100" in name else "h200"
+
+
 def copy_name(space):
     """The copy [.stencil-figures] writes for a row id `<stem>@<folder>.csv.gz` (its space_id_file_name)."""
     stem, folder = space.removesuffix(".csv.gz").split("@")
@@ -105,10 +110,9 @@ def main():
     fields = [line.split() for line in result.stdout.splitlines() if line.endswith(tuple("0123456789")) and not line.startswith("MEAN")]
     scores = {f[0]: float(f[-3]) for f in fields}
     for device in ("h200", "h100"):
-        on_device = lambda space: ("-h100" in space) == (device == "h100")  # noqa: E731
-        mine = [scores[n] for n in names if on_device(n)]
+        mine = [scores[n] for n in names if device_of(n) == device]
         print(f"{args.variant} {device}: first tune mean {np.mean(mine):.3f} over {len(mine)} (min {min(mine):.3f})")
-        rho, top10 = np.array([ranked[s] for s in spaces if on_device(s)]).T
+        rho, top10 = np.array([ranked[s] for s in spaces if device_of(s) == device]).T
         print(f"{args.variant} {device}: Spearman mean {rho.mean():.3f}, top 10 mean {top10.mean():.3f}x, "
               f"within 3% on {(top10 <= 1.03).sum()} of {len(top10)}")
     for space in spaces:
