@@ -40,10 +40,17 @@ VARIANTS = {  # name: (devices learned from, features, whether the devices weigh
     # the walk's planes seen against the device's balance: log2(DRAM bytes per SM clock / planes), what filling a
     # chunk's pipeline costs by Little's law, in place of the planes alone
     "built-fill": (("h200", "h100"), FEATURES[:-1] + ["x_fill"], False),
+    # how far apart a walk's halo planes are read twice: the share of a block's planes that another block's walk
+    # reads too, and log2 of the MiB the grid touches between the two reads (a plane, in and out, per plane walked)
+    "built+zreuse": (("h200", "h100"), FEATURES + ["x_reread", "x_reuse"], False),
+    # what the last wave leaves idle: log(ceil(waves) / waves), the waves unrounded (log_waves); 0 on whole waves
+    "built+quant": (("h200", "h100"), FEATURES + ["x_quant"], False),
 }
 # Variants that change the kept hyperparameters (KEPT_POINT), not the data or the features: name: (variant, changes).
 DEEPER = {"built-depth6": ("built", {"max_depth": 6}), "built-depth8": ("built", {"max_depth": 8}),
-          "built-depth6+equal-devices": ("built+equal-devices", {"max_depth": 6})}
+          "built-depth6+equal-devices": ("built+equal-devices", {"max_depth": 6}),
+          "built-depth8+zreuse": ("built+zreuse", {"max_depth": 8}),
+          "built-depth8+quant": ("built+quant", {"max_depth": 8})}
 
 
 def device_of(name):
@@ -74,6 +81,20 @@ def write_copy(source, target, predicted):
             out.writerow(row)
 
 
+def z_reuse(df):
+    """x_reread and x_reuse (VARIANTS) of each row, from its space id (radius, grid) and its configuration."""
+    grid = df.space.str.extract(r"stencil3d_r(\d+)-(\d+)x(\d+)x(\d+)-").astype(float)
+    r, nx, ny, nz = (grid[i].values for i in range(4))
+    walk = df.config.str.extract(r"block_z=(\d+),.*zloop=(\w+),z_chunk=(\d+)")
+    block_z, walks, z_chunk = walk[0].astype(float).values, (walk[1] != "NONE").values, walk[2].astype(float).values
+    interior = nz - 2 * r
+    z_blocks = np.where(walks, np.ceil(interior / z_chunk), np.ceil(interior / block_z))
+    planes = np.where(walks, interior / z_blocks, block_z) + 2 * r
+    reread = 2 * r * (z_blocks - 1) / (z_blocks * planes)
+    reuse = np.log2(planes * nx * ny * 4 * 2 / 2**20)
+    return reread, reuse
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("residuals", help='model-residuals.csv of test_model "[.residuals-stencil]"')
@@ -90,6 +111,8 @@ def main():
     df["x_steps"] = np.log2(np.where(planes[0] != "NONE", planes[1].astype(float), 1))
     df["x_dev"] = (df.device == "h200").astype(float)
     df["x_fill"] = df.f12 - df.f13
+    df["x_reread"], df["x_reuse"] = z_reuse(df)
+    df["x_quant"] = np.log(np.ceil(np.exp(df.f9)) / np.exp(df.f9))
     variant, changes = DEEPER.get(args.variant, (args.variant, {}))
     devices, features, equal = VARIANTS[variant]
     params = {k: v[0] for k, v in KEPT_POINT.items()} | changes
