@@ -53,8 +53,11 @@ ResidualModel parse_residual_model(std::string_view text, std::string_view origi
 
 ResidualFeatures residual_features(const DeviceParameters& device, const KernelWork& work, const Prediction& p,
                                    const LaunchResources& launch) {
-  if (launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1 || device.sm_clock_hz <= 0 || work.steps <= 0)
-    throw std::invalid_argument("residual features need a launch with at least one thread and one block per SM, the SMs' clock and a walk of at least one step");
+  if (launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1 || device.sm_clock_hz <= 0 || device.dram_bandwidth <= 0 ||
+      work.steps <= 0)
+    throw std::invalid_argument(
+        "residual features need a launch with at least one thread and one block per SM, the SMs' clock, the DRAM bandwidth and a walk of at "
+        "least one step");
   // Every time as a share of the throughput-bound time, so the features carry no unit.
   const double throughput = std::max(throughput_bound(p), 1e-30);
   const auto share = [&](double term) { return std::log(term / throughput + 1e-6); };

@@ -59,6 +59,10 @@ TEST_CASE("a learned correction walks each tree to its leaf and multiplies the p
   CHECK(p.correction == Approx(std::exp(0.05 + 0.2)));
   CHECK(p.seconds == Approx(2e-3 * std::exp(0.25)));
   CHECK(p.dram == analytic.dram);  // the terms stay the analytic model's
+
+  // A device without a DRAM bandwidth has no balance to tell it by: refused, not a -inf feature.
+  device.dram_bandwidth = 0;
+  CHECK_THROWS_WITH(residual_features(device, work, analytic, launch), Catch::Contains("DRAM bandwidth"));
 }
 
 TEST_CASE("a malformed correction file is refused, naming the file and what is wrong") {
