@@ -509,6 +509,13 @@ DeviceParameters characterised_h100() {
   return model_parameters(require_arch_profile("sm_90"), load_metrics(std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "devices/h100-80gb-hbm3.metrics"));
 }
 
+// The parameters `tune` has on the recording's GPU: on an H200 the sm_90 profile and the copy bandwidth, on the H100
+// its characterised metrics.
+const DeviceParameters& tune_parameters(const Recording& recording) {
+  static const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
+  return recording.device.find("H200") != std::string::npos ? h200 : h100;
+}
+
 // The spaces of a held-out set (bench/results/spaces/FOLDER) whose kernels count their work: hotspot and pnpoly
 // count none, and `tune` searches them without the model.
 std::vector<std::filesystem::path> counted_spaces_of(std::string_view folder) {
@@ -1063,13 +1070,11 @@ void write_copies_where_predictions_differ(
 // either (bench/experiments/score_strategy.cpp):
 //   test_model "[.stencil-figures]"
 TEST_CASE("print the model's figures on every stencil recording", "[.stencil-figures]") {
-  const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
   for (const auto& file : every_recorded_space_file()) {
     const std::string name = file.filename().string();
     if (!name.starts_with("stencil3d_r") || name.find("per-step") != std::string::npos) continue;
     const MeasuredSpace space = load_space(file);
-    const bool on_h200 = space.recording.device.find("H200") != std::string::npos;
-    const Predicted predicted = predict_space(space, on_h200 ? h200 : h100);
+    const Predicted predicted = predict_space(space, tune_parameters(space.recording));
     const SpaceFigures f = evaluate(predicted);
     Recording recording = space.recording;
     recording.predicted_seconds = predicted.predicted;
@@ -1108,14 +1113,13 @@ TEST_CASE("write today's predictions into copies of the example kernels' H200 re
 // counts.) The per-step H200 recordings stay as they are.
 //   test_model "[.todays-predictions-everywhere]"
 TEST_CASE("write the predictions of one model into copies of every recording whose stored ones differ", "[.todays-predictions-everywhere]") {
-  const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
   write_copies_where_predictions_differ([&](const std::filesystem::path& file, const MeasuredSpace& space) -> std::optional<DeviceParameters> {
     const std::string& device = space.recording.device;
-    const bool on_h200 = device.find("H200") != std::string::npos;
-    if ((!on_h200 && device.find("H100") == std::string::npos) || file.filename().string().find("per-step") != std::string::npos ||
-        space.recording.predicted_seconds.empty() || (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
+    if ((device.find("H200") == std::string::npos && device.find("H100") == std::string::npos) ||
+        file.filename().string().find("per-step") != std::string::npos || space.recording.predicted_seconds.empty() ||
+        (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
       return std::nullopt;
-    return on_h200 ? h200 : h100;
+    return tune_parameters(space.recording);
   });
 }
 
@@ -1154,7 +1158,6 @@ TEST_CASE("write predictions without work counts into copies of the example kern
 // set was read: its rows (@h200-held-out-33 and the sets after it) are left out to fit it again (train_residual.py
 // --fit-on all).
 TEST_CASE("write the model's terms for every stencil recording", "[.residuals-stencil]") {
-  const DeviceParameters h100 = characterised_h100(), h200 = h200_parameters(false);
   ResidualRowWriter rows;
   for (const auto& file : every_recorded_space_file()) {
     const std::string name = file.filename().string(), folder = file.parent_path().filename().string();
@@ -1162,8 +1165,7 @@ TEST_CASE("write the model's terms for every stencil recording", "[.residuals-st
         file.parent_path() == std::filesystem::path(BLOCKTUNE_TEST_DATA_DIR) / "spaces")
       continue;
     const MeasuredSpace space = load_space(file);
-    const bool on_h200 = space.recording.device.find("H200") != std::string::npos;
-    rows.write(file.stem().stem().string() + "@" + folder + ".csv.gz", space.recording, predict_space(space, on_h200 ? h200 : h100));
+    rows.write(file.stem().stem().string() + "@" + folder + ".csv.gz", space.recording, predict_space(space, tune_parameters(space.recording)));
   }
   REQUIRE(rows.good());
 }
