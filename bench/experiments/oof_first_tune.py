@@ -112,7 +112,8 @@ def main():
     df["x_dev"] = (df.device == "h200").astype(float)
     df["x_fill"] = df.f12 - df.f13
     df["x_reread"], df["x_reuse"] = z_reuse(df)
-    df["x_quant"] = np.log(np.ceil(np.exp(df.f9)) / np.exp(df.f9))
+    waves = np.exp(df.f9)
+    df["x_quant"] = np.log(np.ceil(waves - 1e-9) / waves)  # exp(log(2)) may come back a hair above 2
     variant, changes = DEEPER.get(args.variant, (args.variant, {}))
     devices, features, equal = VARIANTS[variant]
     params = {k: v[0] for k, v in KEPT_POINT.items()} | changes
