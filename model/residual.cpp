@@ -53,14 +53,15 @@ ResidualModel parse_residual_model(std::string_view text, std::string_view origi
 
 ResidualFeatures residual_features(const DeviceParameters& device, const KernelWork& work, const Prediction& p,
                                    const LaunchResources& launch) {
-  if (launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1 || device.sm_clock_hz <= 0 || device.dram_bandwidth <= 0 ||
+  if (launch.blocks < 1 || launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || device.sm_count < 1 || device.sm_clock_hz <= 0 || device.dram_bandwidth <= 0 ||
       work.steps <= 0)
     throw std::invalid_argument(
-        "residual features need a launch with at least one thread and one block per SM, the SMs' clock, the DRAM bandwidth and a walk of at "
+        "residual features need a launch of at least one block, with at least one thread and one block per SM, the SMs' clock, the DRAM bandwidth and a walk of at "
         "least one step");
   // Every time as a share of the throughput-bound time, so the features carry no unit.
   const double throughput = std::max(throughput_bound(p), 1e-30);
   const auto share = [&](double term) { return std::log(term / throughput + 1e-6); };
+  const double waves = launch.blocks / (double(launch.blocks_per_sm) * device.sm_count);
   return {share(p.dram),
           share(p.l2),
           share(p.l1),
@@ -70,11 +71,12 @@ ResidualFeatures residual_features(const DeviceParameters& device, const KernelW
           share(p.staging),
           std::log2(double(launch.threads_per_block)),
           launch.blocks_per_sm * std::ceil(launch.threads_per_block / 32.0),
-          std::log(launch.blocks / (double(launch.blocks_per_sm) * device.sm_count)),
+          std::log(waves),
           double(launch.spill_bytes),
           launch.l1_cache_bytes / 1024,
           std::log2(device.dram_bandwidth / (device.sm_count * device.sm_clock_hz)),
-          std::log2(work.steps)};
+          std::log2(work.steps),
+          std::log(std::ceil(waves - 1e-9) / waves)};
 }
 
 double log_residual(const ResidualModel& model, const ResidualFeatures& x) {

@@ -30,7 +30,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 # The features in model/residual.cpp's order (kResidualFeatureNames); test_model writes them as f0, f1, ...
 FEATURE_NAMES = ["dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share",
                  "staging_share", "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib",
-                 "dram_bytes_per_sm_clock", "log2_steps"]
+                 "dram_bytes_per_sm_clock", "log2_steps", "last_wave_idle"]
 FEATURES = [f"f{i}" for i in range(len(FEATURE_NAMES))]
 # The features before the thirty-fourth session added the device's balance and the walk's planes: what that session's
 # development scripts (oof_first_tune.py's variants, bench/results/model/residual-both-devices-not-kept/*.py) add

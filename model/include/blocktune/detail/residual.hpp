@@ -29,10 +29,12 @@ struct TreeNode {
 // The features, in the order the trees index them. dram_bytes_per_sm_clock
 // tells GPUs apart by their balance, so that trees fitted on several can learn
 // where they differ; log2_steps is the walk a thread makes (KernelWork::steps),
-// whose start the analytic model does not charge.
-inline constexpr std::array<std::string_view, 14> kResidualFeatureNames{
-    "dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share", "staging_share",
-    "log2_threads", "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib", "dram_bytes_per_sm_clock", "log2_steps"};
+// whose start the analytic model does not charge; last_wave_idle is what a
+// partly filled last wave leaves idle, log(ceil(waves) / waves), 0 on whole
+// waves (the analytic tail spreads the last blocks evenly instead).
+inline constexpr std::array<std::string_view, 15> kResidualFeatureNames{
+    "dram_share", "l2_share", "l1_share", "shared_share", "issue_share", "latency_share", "staging_share", "log2_threads",
+    "warps_per_sm", "log_waves", "spill_bytes", "l1_cache_kib", "dram_bytes_per_sm_clock", "log2_steps", "last_wave_idle"};
 using ResidualFeatures = std::array<double, kResidualFeatureNames.size()>;
 
 struct ResidualModel {
