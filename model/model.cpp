@@ -44,6 +44,10 @@ std::string Prediction::bound() const {
   return std::ranges::max_element(terms, {}, &std::pair<double, const char*>::first)->second;
 }
 
+double waves(const DeviceParameters& d, const LaunchResources& launch) {
+  return launch.blocks / (double(launch.blocks_per_sm) * d.sm_count);
+}
+
 double throughput_bound(const Prediction& p) {
   double sum = 0;
   for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) sum += std::pow(term, kOverlapExponent);
@@ -96,9 +100,8 @@ Prediction predict(const DeviceParameters& d, const KernelWork& w, const LaunchR
   const double round_cycles = d.l2_latency_cycles + dram_share * (d.dram_latency_cycles - d.l2_latency_cycles);
   const double instructions_per_warp_step = w.warp_instructions / (launch.blocks * warps_per_block * w.steps);
   const double step_cycles = w.rounds * round_cycles + w.near_rounds * d.l1_latency_cycles + instructions_per_warp_step / std::max(w.chains, 1.0) * d.fma_latency_cycles;
-  const double fill = launch.blocks / (double(launch.blocks_per_sm) * d.sm_count);  // waves, unrounded
-  const double waves = std::ceil(fill);
-  p.latency = waves * w.steps * step_cycles / d.sm_clock_hz;
+  const double fill = waves(d, launch);
+  p.latency = std::ceil(fill) * w.steps * step_cycles / d.sm_clock_hz;
 
   // A staged block cannot overlap its loads with its computation; only other
   // resident blocks fill the gap. Of the shorter phase, 1/blocks_per_sm stays

@@ -61,7 +61,7 @@ ResidualFeatures residual_features(const DeviceParameters& device, const KernelW
   // Every time as a share of the throughput-bound time, so the features carry no unit.
   const double throughput = std::max(throughput_bound(p), 1e-30);
   const auto share = [&](double term) { return std::log(term / throughput + 1e-6); };
-  const double waves = launch.blocks / (double(launch.blocks_per_sm) * device.sm_count);
+  const double fill = waves(device, launch);
   return {share(p.dram),
           share(p.l2),
           share(p.l1),
@@ -71,12 +71,12 @@ ResidualFeatures residual_features(const DeviceParameters& device, const KernelW
           share(p.staging),
           std::log2(double(launch.threads_per_block)),
           launch.blocks_per_sm * std::ceil(launch.threads_per_block / 32.0),
-          std::log(waves),
+          std::log(fill),
           double(launch.spill_bytes),
           launch.l1_cache_bytes / 1024,
           std::log2(device.dram_bandwidth / (device.sm_count * device.sm_clock_hz)),
           std::log2(work.steps),
-          std::log(std::ceil(waves - 1e-9) / waves)};
+          std::log(std::ceil(fill - 1e-9) / fill)};
 }
 
 double log_residual(const ResidualModel& model, const ResidualFeatures& x) {

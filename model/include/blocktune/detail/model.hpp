@@ -105,6 +105,9 @@ struct Prediction {
 
 Prediction predict(const DeviceParameters& device, const KernelWork& work, const LaunchResources& launch);
 
+// The launch's waves, unrounded: its blocks over what the SMs hold at once.
+double waves(const DeviceParameters& device, const LaunchResources& launch);
+
 // The throughput-bound time: the soft maximum (kOverlapExponent) of the DRAM,
 // L2, L1, shared-memory and issue terms.
 double throughput_bound(const Prediction& prediction);
