@@ -54,7 +54,8 @@ DEEPER = {"built-depth6": ("built", {"max_depth": 6}), "built-depth8": ("built",
           "built-depth6+equal-devices": ("built+equal-devices", {"max_depth": 6}),
           "built-depth8+zreuse": ("built+zreuse", {"max_depth": 8}),
           "built-depth8+quant": ("built+quant", {"max_depth": 8}),
-          "built-depth8+zloop": ("built+zloop", {"max_depth": 8})}
+          "built-depth8+zloop": ("built+zloop", {"max_depth": 8}),
+          "built-depth8-fast4": ("built", {"max_depth": 8, "fast_weight": 4})}
 
 
 def device_of(name):
