@@ -59,7 +59,7 @@ HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h2
                     "h200-held-out-25", "h200-held-out-26", "h200-held-out-27", "h200-held-out-28",
                     "h200-held-out-29", "h200-held-out-30", "h200-held-out-31", "h200-held-out-32", "h200-held-out-33",
                     "h200-held-out-34", "h200-held-out-35", "h200-held-out-36", "h200-held-out-37", "h200-held-out-38",
-                    "h200-held-out-warm-7")
+                    "h200-held-out-39", "h200-held-out-warm-7")
 
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
@@ -91,12 +91,12 @@ def held_out_from(set_number):
 # to judge a correction fitted on both devices, not kept, h200-held-out-33 to judge one with two more features, kept,
 # h200-held-out-34 to judge it again, kept, h200-held-out-35 to judge deeper trees, kept, h200-held-out-36 to judge
 # them again, undone, h200-held-out-37 to judge depth-8 trees with the last wave's idle share, kept, h200-held-out-38
-# to judge them again, kept).
+# to judge them again, kept, h200-held-out-39 to judge them with the fast end weighed more, kept).
 SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-5", "h200-flushed-6", "h200-held-out-warm-6",
                                     "h200-held-out-25", "h200-held-out-26", "h200-held-out-27", "h200-held-out-28",
                                     "h200-held-out-29", "h200-held-out-30", "h200-held-out-31", "h200-held-out-32", "h200-held-out-33",
                                     "h200-held-out-34", "h200-held-out-35", "h200-held-out-36", "h200-held-out-37", "h200-held-out-38",
-                                    "h200-flushed-7",
+                                    "h200-held-out-39", "h200-flushed-7",
                                     "h200-held-out-warm-7", "h200-flushed-stencil", "h200-flushed-pnpoly")
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of

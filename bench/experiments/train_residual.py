@@ -48,10 +48,11 @@ KEPT_POINT = {"fast_weight": [2], "max_iter": [400], "max_depth": [4], "min_samp
 # recordings read before the thirty-fourth set, depth 8 ranked better on both devices than 4 or 6
 # (bench/results/model/oof-first-tune/deeper/); kept on the thirty-fifth held-out set, undone after the thirty-sixth
 # (bench/results/spaces/h200-held-out-36/); with the last wave's idle share kept on the thirty-seventh and again on the
-# thirty-eighth (bench/results/model/oof-first-tune/wide-grids/candidate-37/): the shipped file is DEEPER_POINT's.
+# thirty-eighth (bench/results/model/oof-first-tune/wide-grids/candidate-37/).
 DEEPER_POINT = KEPT_POINT | {"max_depth": [8]}
 # DEEPER_POINT weighing the fast end more: out of fold on the 87 recordings read before the thirty-ninth set, the first
-# tune and the top 10 better on both devices, Spearman a little lower (bench/results/model/oof-first-tune/fast-end/).
+# tune and the top 10 better on both devices, Spearman a little lower; kept on the thirty-ninth set
+# (bench/results/model/oof-first-tune/fast-end/): the shipped file is DEEPER_FAST_POINT's.
 DEEPER_FAST_POINT = DEEPER_POINT | {"fast_weight": [4]}
 GRIDS = {"full": GRID, "small": SMALL_GRID, "kept": KEPT_POINT, "deeper": DEEPER_POINT, "deeper-fast": DEEPER_FAST_POINT}
 

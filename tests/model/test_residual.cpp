@@ -2,7 +2,7 @@
 // walked as written, a malformed file is refused with the reason, and the
 // stencil's correction shipped with blocktune names the recordings it was
 // fitted on, none of the held-out set that judged it
-// (bench/results/model/oof-first-tune/wide-grids/candidate-37/).
+// (bench/results/model/oof-first-tune/fast-end/).
 #include <blocktune/detail/residual.hpp>
 #include <blocktune/kernels.hpp>
 
@@ -88,7 +88,8 @@ TEST_CASE("the stencil's correction ships with every built-in stencil, fitted on
     const auto any = [&](std::string_view part) { return std::ranges::any_of(fitted_on, [&](const std::string& s) { return s.find(part) != std::string::npos; }); };
     CHECK(any("-h200"));
     CHECK(any("-h100"));
-    CHECK(any("held-out-36"));        // every set read before it was judged
-    CHECK_FALSE(any("held-out-37"));  // the set that judged it (bench/results/spaces/h200-held-out-37)
+    CHECK(any("held-out-37"));        // every set read before it was judged
+    CHECK(any("held-out-38"));
+    CHECK_FALSE(any("held-out-39"));  // the set that judged it (bench/results/spaces/h200-held-out-39)
   }
 }
