@@ -91,13 +91,10 @@ def held_out_from(set_number):
 # to judge a correction fitted on both devices, not kept, h200-held-out-33 to judge one with two more features, kept,
 # h200-held-out-34 to judge it again, kept, h200-held-out-35 to judge deeper trees, kept, h200-held-out-36 to judge
 # them again, undone, h200-held-out-37 to judge depth-8 trees with the last wave's idle share, kept, h200-held-out-38
-# to judge them again, kept, h200-held-out-39 to judge them with the fast end weighed more, kept).
-SIZE_CORRECTION_HELD_OUT_FOLDERS = ("h200-flushed-4", "h200-flushed-5", "h200-flushed-6", "h200-held-out-warm-6",
-                                    "h200-held-out-25", "h200-held-out-26", "h200-held-out-27", "h200-held-out-28",
-                                    "h200-held-out-29", "h200-held-out-30", "h200-held-out-31", "h200-held-out-32", "h200-held-out-33",
-                                    "h200-held-out-34", "h200-held-out-35", "h200-held-out-36", "h200-held-out-37", "h200-held-out-38",
-                                    "h200-held-out-39", "h200-flushed-7",
-                                    "h200-held-out-warm-7", "h200-flushed-stencil", "h200-flushed-pnpoly")
+# to judge them again, kept, h200-held-out-39 to judge them with the fast end weighed more, kept): the numbered sets
+# from the twenty-fifth on, the warm sets and every flushed set but the first three, each new set in by its number.
+SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(25) + tuple(folder for folder in FLUSHED_FOLDERS
+                                                             if folder not in ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3"))
 # For the kernels that count no work, the default's latest rule (their predictions are learned from but do not choose
 # the first measurement; bench/results/search-calibration/model-without-work-counts/) was chosen on every recording of
 # them before the eighth held-out set.
