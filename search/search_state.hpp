@@ -145,6 +145,12 @@ struct Run {
   std::vector<std::uint64_t> unproposed_neighbours(std::uint64_t candidate) const;
 };
 
+// Where the candidates a search was started from (tune's default
+// configuration) are proposed: first; after the technique's first proposal,
+// a lead it trusts more than them; or not by the search at all, put off
+// until its driver asks for them after it (Search::put_off).
+enum class StartPlace { first, after_lead, after_search };
+
 // One way of choosing the next candidate. Techniques run alone or side by
 // side under the bandit, so each one is told of every result.
 class Technique {
@@ -158,9 +164,8 @@ class Technique {
   virtual void refined(std::uint64_t /*candidate*/) {}
   // See Search::calibration.
   virtual std::optional<ModelCalibration> calibration() const { return std::nullopt; }
-  // Whether its first proposal comes before `start`, the candidates the
-  // search was started from: a lead it trusts more than them.
-  virtual bool leads(std::span<const std::uint64_t> /*start*/) const { return false; }
+  // Where `start`, the candidates the search was started from, go.
+  virtual StartPlace start_place(std::span<const std::uint64_t> /*start*/) const { return StartPlace::first; }
 };
 
 std::unique_ptr<Technique> make_surrogate(Run& run);

@@ -20,6 +20,7 @@ namespace {
 
 using detail::CandidatePool;
 using detail::Run;
+using detail::StartPlace;
 using detail::Technique;
 
 class InOrder final : public Technique {
@@ -299,8 +300,12 @@ class TechniqueSearch final : public Search {
       : run_(space, model, seed), technique_(make(run_)), first_(std::move(first)) {}
 
   std::optional<std::uint64_t> propose() override {
-    if (std::exchange(at_start_, false) && technique_->leads(first_))
-      if (const auto lead = own_proposal()) return lead;
+    if (std::exchange(at_start_, false)) {
+      const StartPlace place = technique_->start_place(first_);
+      if (place == StartPlace::after_search) put_off_ = std::exchange(first_, {});
+      if (place != StartPlace::first)
+        if (const auto lead = own_proposal()) return lead;
+    }
     while (next_first_ < first_.size()) {
       const std::uint64_t candidate = first_[next_first_++];
       if (candidate >= run_.state.size() || run_.state.proposed(candidate)) continue;
@@ -323,6 +328,16 @@ class TechniqueSearch final : public Search {
 
   std::optional<ModelCalibration> calibration() const override { return technique_->calibration(); }
 
+  std::vector<std::uint64_t> put_off() override {
+    std::vector<std::uint64_t> proposed;
+    for (const std::uint64_t candidate : std::exchange(put_off_, {}))
+      if (candidate < run_.state.size() && !run_.state.proposed(candidate)) {
+        run_.state.propose(candidate);
+        proposed.push_back(candidate);
+      }
+    return proposed;
+  }
+
  private:
   std::optional<std::uint64_t> own_proposal() {
     auto candidate = technique_->propose();
@@ -335,6 +350,7 @@ class TechniqueSearch final : public Search {
   std::unique_ptr<Technique> technique_;
   std::vector<std::uint64_t> first_;  // to propose before the technique's own, from next_first_ on
   std::size_t next_first_ = 0;
+  std::vector<std::uint64_t> put_off_;  // start candidates left to the driver, after the search
   bool at_start_ = true;  // nothing proposed yet
 };
 

@@ -49,8 +49,12 @@ namespace {
 // predicts the candidates the search was started from (tune's default
 // configuration) much slower than its fastest, the fastest leads: it is
 // measured first, and they follow (developed on h200-flushed-1 to -3 and the
-// warm recordings: bench/results/search-calibration/measured-prior-leads/);
-// with a guessed prior they always come first, a safe start.
+// warm recordings: bench/results/search-calibration/measured-prior-leads/).
+// Where the model's own guesses (counting the kernel's work) predict them
+// much slower than its favourite, it puts them off: the search does not
+// measure them, whoever drives it may after it (tune, for the report's
+// speed-up; bench/results/search-calibration/guessed-prior-puts-off/);
+// otherwise they come first, a safe start.
 //
 // It predicts the candidates of its pool (every candidate of a space searched
 // whole). Ranks that are not times (the occupancy ranking of older
@@ -155,14 +159,19 @@ class Surrogate final : public Technique {
     }
   }
 
-  // With a measured prior, its favourite (its first proposal) leads where
-  // that prior predicts every start candidate kMeasuredLeadMargin times slower.
-  bool leads(std::span<const std::uint64_t> start) const override {
-    if (!has_prior_ || !run_.prior.measured()) return false;
+  // Where the prior predicts every start candidate much slower than its
+  // favourite (its first proposal): a measured prior's favourite leads them
+  // (kMeasuredLeadMargin); the model's guesses, where they count the
+  // kernel's work, put them off until after the search (kGuessedPutOffMargin).
+  StartPlace start_place(std::span<const std::uint64_t> start) const override {
+    if (!has_prior_ || (!run_.prior.measured() && !run_.prior.count_work())) return StartPlace::first;
+    const double margin = run_.prior.measured() ? kMeasuredLeadMargin : kGuessedPutOffMargin;
     const auto favourite = model_favourite();
-    return favourite && std::ranges::all_of(start, [&](std::uint64_t candidate) {
-             return candidate >= run_.state.size() || kMeasuredLeadMargin * run_.prior.score(*favourite) <= run_.prior.score(candidate);
-           });
+    const bool much_slower = favourite && std::ranges::all_of(start, [&](std::uint64_t candidate) {
+                               return candidate >= run_.state.size() || margin * run_.prior.score(*favourite) <= run_.prior.score(candidate);
+                             });
+    if (!much_slower) return StartPlace::first;
+    return run_.prior.measured() ? StartPlace::after_lead : StartPlace::after_search;
   }
 
   std::optional<ModelCalibration> calibration() const override {

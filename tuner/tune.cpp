@@ -356,7 +356,9 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // The default configuration is measured first: it is compiled anyway, as
   // the reference for correctness, and the report's speed-up is against it.
   // (Second where the predictions corrected by another size's measurements
-  // put it kMeasuredLeadMargin times slower than their fastest.)
+  // put it kMeasuredLeadMargin times slower than their fastest; after the
+  // search where the model's own guesses put it kGuessedPutOffMargin times
+  // slower: Search::put_off.)
   std::vector<std::uint64_t> first;
   if (!kernel.default_config.empty())
     if (const auto index = space.index_of(default_entry.config)) first.push_back(*index);
@@ -380,34 +382,60 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       return fmt::format("stopped after {} measurements without a faster configuration (--patience)", since_improvement);
     return {};
   };
+  // A proposal is answered by the store, or compiled on the pool.
+  const auto make_proposal = [&](std::uint64_t index) {
+    Proposal proposal;
+    proposal.index = index;
+    proposal.entry.config = space.at(index);
+    if (auto found = stored.find(proposal.entry.config.to_string()); found != stored.end()) {
+      proposal.stored = found->second;
+      return proposal;
+    }
+    try {
+      proposal.entry.resolved = resolve(kernel, proposal.entry.config, device, problem);
+      const std::string key = content_hash(proposal.entry.resolved.request.identity());
+      auto variant = variants.find(key);
+      if (variant == variants.end()) variant = variants.emplace(key, pool.submit(proposal.entry.resolved.request)).first;
+      proposal.variant = variant->second;
+    } catch (const std::exception& error) {
+      proposal.unresolvable = error.what();
+    }
+    ++new_in_queue;
+    return proposal;
+  };
+  // Once the search has stopped (but for an interruption or a lost GPU), the
+  // start candidates it put off: the default configuration, for the report.
+  bool closing = false;
+  const auto close_with_put_off = [&] {
+    closing = true;
+    queue.clear();
+    new_in_queue = 0;
+    for (const std::uint64_t index : search->put_off()) queue.push_back(make_proposal(index));
+    if (!queue.empty())
+      result.model_note = fmt::format("the model predicts the default configuration {} times slower than its favourite or more, so the "
+                                      "search put it off; it is measured after the search, for the report's speed-up",
+                                      kGuessedPutOffMargin);
+    return !queue.empty();
+  };
+  const auto stop = [&](std::string why) {
+    result.stopped = std::move(why);
+    result.interrupted = result.stopped == "interrupted";
+  };
   for (;;) {
-    while (!exhausted && queue.size() < lookahead &&
+    while (!closing && !exhausted && queue.size() < lookahead &&
            (!options.max_evaluations || result.measured + new_in_queue < *options.max_evaluations) && stop_reason().empty()) {
       const auto index = search->propose();
       if (!index) {
         exhausted = true;
         break;
       }
-      Proposal proposal;
-      proposal.index = *index;
-      proposal.entry.config = space.at(*index);
-      if (auto found = stored.find(proposal.entry.config.to_string()); found != stored.end()) {
-        proposal.stored = found->second;
-      } else {
-        try {
-          proposal.entry.resolved = resolve(kernel, proposal.entry.config, device, problem);
-          const std::string key = content_hash(proposal.entry.resolved.request.identity());
-          auto variant = variants.find(key);
-          if (variant == variants.end()) variant = variants.emplace(key, pool.submit(proposal.entry.resolved.request)).first;
-          proposal.variant = variant->second;
-        } catch (const std::exception& error) {
-          proposal.unresolvable = error.what();
-        }
-        ++new_in_queue;
-      }
-      queue.push_back(std::move(proposal));
+      queue.push_back(make_proposal(*index));
     }
-    if (queue.empty()) break;
+    if (queue.empty()) {
+      if (closing) break;
+      if (!exhausted) stop(stop_reason());
+      if (result.interrupted || !close_with_put_off()) break;
+    }
     Proposal proposal = std::move(queue.front());
     queue.pop_front();
     TrialRecord trial;
@@ -416,10 +444,10 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       ++result.resumed;
     } else {
       --new_in_queue;
-      if (const std::string why = stop_reason(); !why.empty()) {
-        result.stopped = why;
-        result.interrupted = why == "interrupted";
-        break;
+      if (std::string why = closing ? std::string() : stop_reason(); !why.empty()) {
+        stop(std::move(why));
+        if (result.interrupted || !close_with_put_off()) break;
+        continue;
       }
       PlanEntry& entry = proposal.entry;
       if (!proposal.unresolvable.empty()) {
@@ -483,7 +511,6 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       break;
     }
   }
-  if (result.stopped.empty() && !exhausted && queue.empty()) result.stopped = stop_reason();
   result.calibration = search->calibration();
   await_measurer();  // a worker still starting is waited for, then stopped
   result.worker_restarts = measurer->restarts();

@@ -3,6 +3,7 @@
 // simulated GPU (budgets, resume, default budget, compile timeouts).
 #include <blocktune/builder.hpp>
 #include <blocktune/compile_pool.hpp>
+#include <blocktune/prediction.hpp>
 #include <blocktune/resource_estimate.hpp>
 #include <blocktune/transfer.hpp>
 #include <blocktune/tuner.hpp>
@@ -14,6 +15,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <ranges>
 #include <set>
 #include <thread>
 
@@ -404,6 +406,36 @@ TEST_CASE("tune measures the fastest prediction corrected by a size measured eve
   CHECK(led.trials[1].config == k.default_config);
   REQUIRE(led.winner);
   CHECK(led.winner->config == fastest.config);
+}
+
+// The model's own guesses, counting the kernel's work, predict the default
+// configuration far slower than their favourite: the search puts it off, and
+// tune measures it after the search (the report's speed-up needs it), not
+// after an interruption.
+TEST_CASE("tune measures the default configuration after the search where the model predicts it much slower", "[pipeline][tune]") {
+  FillSession session;
+  auto& [folder, store, compiler, k] = session;
+  // One item per thread costs four times the instructions of four items (the default has one).
+  k.bytes_moved = "8 * n";
+  k.work_expressions.warp_instructions = "n * (1 + 256 / items)";
+  REQUIRE(counts_work(k));
+  TuneOptions options = simulated_options(4);
+  options.strategy = "surrogate";
+  const TuneResult result = tune(k, 0, ProblemSize::parse("16777216"), store, compiler, options);
+  INFO(result.model_note);
+  CHECK_THAT(result.model_note, Catch::Contains("predicts the default configuration 1.5 times slower than its favourite or more, so the "
+                                                "search put it off; it is measured after the search"));
+  CHECK_THAT(result.stopped, Catch::Contains("stopped after 4 new trials"));
+  REQUIRE(result.trials.size() == 5);
+  CHECK(result.trials.back().config == k.default_config);
+  CHECK(std::ranges::none_of(result.trials | std::views::take(4), [&](const TrialRecord& t) { return t.config == k.default_config; }));
+
+  // Interrupted after two measurements: the default is not measured.
+  int calls = 0;
+  options.stop_requested = [&] { return ++calls > 3; };
+  const TuneResult interrupted = tune(k, 0, ProblemSize::parse("8388608"), store, compiler, options);
+  CHECK(interrupted.interrupted);
+  CHECK(std::ranges::none_of(interrupted.trials, [&](const TrialRecord& t) { return t.config == k.default_config; }));
 }
 
 // Two other sizes the model sees alike: each configuration's correction is

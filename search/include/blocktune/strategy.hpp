@@ -77,6 +77,15 @@ struct ModelScores {
 // (bench/results/search-calibration/measured-prior-leads/).
 inline constexpr double kMeasuredLeadMargin = 1.2;
 
+// How much slower the model's own guesses (a prior that counts the kernel's
+// work, not measured) must predict the start candidates than its favourite
+// for the surrogate to put them off: not measured by the search at all, but
+// after it, by whoever drives it (Search::put_off). On a flat space the
+// methodology charges a search much for one slow measurement, wherever it
+// falls, and the default's teaches the regression little it needs
+// (bench/results/search-calibration/guessed-prior-puts-off/).
+inline constexpr double kGuessedPutOffMargin = 1.5;
+
 // How a search has come to weigh the model's predicted times, from what it
 // measured: the log predicted time enters its regression of log time with
 // `weight` (1: as predicted; 0: ignored; negative: reversed), plus a
@@ -105,6 +114,11 @@ class Search {
   // How the search weighs the model now; nullopt where it takes no predicted
   // times or does not calibrate them.
   virtual std::optional<ModelCalibration> calibration() const { return std::nullopt; }
+  // The candidates it was started from that it put off and has not proposed
+  // (kGuessedPutOffMargin), proposed now, for its driver to measure after
+  // the search: tune measures its default configuration there for the
+  // report's speed-up. Empty where it put off none.
+  virtual std::vector<std::uint64_t> put_off() { return {}; }
 };
 
 class Strategy {
@@ -116,7 +130,9 @@ class Strategy {
   // chooses, in that order, and learned from like its own proposals: tune's
   // is the kernel's default configuration, which it compiles anyway as the
   // reference for correctness, and which the report's speed-up is against
-  // (repeats and candidates outside the space are skipped). Throws
+  // (repeats and candidates outside the space are skipped). The surrogate
+  // may lead them with its favourite (kMeasuredLeadMargin) or put them off
+  // until after the search (kGuessedPutOffMargin, Search::put_off). Throws
   // std::invalid_argument, before anything is proposed, where the strategy
   // needs a model that is not given. `space` and `model` must outlive the
   // search.
