@@ -403,6 +403,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=kt.DEFAULT_SEEDS, help="seeds of blocktune's strategies")
     ap.add_argument("--keep-blocktune", action="store_true",
                     help="reuse blocktune-model.json and blocktune-no-model.json instead of running replay run")
+    ap.add_argument("--keep-kt-scores", action="store_true",
+                    help="reuse the results folder's kt-scores.json.gz instead of scoring every Kernel Tuner run again "
+                         "(valid while the scoring code, the space files and the sequences are those it was made with)")
     ap.add_argument("--spaces", nargs="+", metavar="GLOB", help="only these space ids (default: every space)")
     ap.add_argument("--results", help="write the JSON files and README.md here (default: bench/results/anchors-search)")
     ap.add_argument("--predictions", metavar="DIR",
@@ -474,9 +477,19 @@ def main():
     with open(uncorrected_file) as f:
         uncorrected_by = by_space(require_standard_errors(json.load(f), uncorrected_file), consistent)
 
-    kt_scores = score_kt(spaces)
-    with gzip.open(os.path.join(RESULTS, "kt-scores.json.gz"), "wt") as f:  # about 10x smaller: the tree is near the device tool's limit
-        json.dump(kt_scores, f, separators=(",", ":"))
+    kt_file = os.path.join(RESULTS, "kt-scores.json.gz")
+    if args.keep_kt_scores:
+        with gzip.open(kt_file, "rt") as f:
+            kt_scores = json.load(f)
+        missing = [sid for sid, _, _ in spaces if sid not in kt_scores and
+                   any(os.path.exists(kt.sequence_file(sid, s)) for s in kt.STRATEGIES)]
+        if missing:
+            sys.exit(f"search_table.py: {kt_file} has no scores for {len(missing)} spaces with Kernel Tuner sequences "
+                     f"({', '.join(missing[:3])}...); run without --keep-kt-scores")
+    else:
+        kt_scores = score_kt(spaces)
+        with gzip.open(kt_file, "wt") as f:  # about 10x smaller: the tree is near the device tool's limit
+            json.dump(kt_scores, f, separators=(",", ":"))
     kt_strategies = [s for s in kt.STRATEGIES if any(s in v for v in kt_scores.values())]
 
     # ---- the table ----
