@@ -4,29 +4,38 @@
 
 SPACES lists the spaces one per line in the order every SCORES file scores them; `nm` names the `--no-model` run the
 "below" column compares with (0 without it). Prints a Markdown table."""
-import re,sys,collections
-def rd(f):
-    out=[]
-    for l in open(f):
-        if l.startswith('MEAN'): continue
-        m=re.match(r'(\S+) n=(\d+) draws=(\d+)\s+(-?[\d.]+) \+- ([\d.]+)',l)
-        if m: out.append((m.group(1),float(m.group(4)),float(m.group(5))))
-    return out
-spaces=[l for l in open(sys.argv[1]).read().split('\n') if l]
-runs=[(a.split('=')[0],rd(a.split('=')[1])) for a in sys.argv[2:]]
-nm=dict(runs).get('nm')
-for name,r in runs: assert len(r)==len(spaces),(name,len(r),len(spaces))
-def kern(f):
-    k=f.split('/')[-1].replace('bench__','').split('-')[0]
-    return 'stencil' if 'stencil' in k else k
-ks=sorted(set(map(kern,spaces)))
-print(f"| kernel | spaces | "+" | ".join(f"{n}: mean, >=0.6, below nm" for n,_ in runs)+" |")
-print("|---|---|"+"---|"*len(runs))
-for k in ks+['all']:
-    idx=[i for i,f in enumerate(spaces) if k=='all' or kern(f)==k]
-    cells=[]
-    for n,r in runs:
-        sc=[r[i][1] for i in idx]
-        below = sum(r[i][1] < nm[i][1]-0.05 for i in idx) if nm else 0
-        cells.append(f"{sum(sc)/len(sc):.3f}, {sum(x>=0.6 for x in sc)}, {below}")
-    print(f"| {k} | {len(idx)} | "+" | ".join(cells)+" |")
+import os
+import sys
+
+from compare_scores import load
+
+
+def kernel_of(path):
+    name = os.path.basename(path).replace("bench__", "").split("-")[0]
+    return "stencil" if "stencil" in name else name
+
+
+def main():
+    spaces = [line for line in open(sys.argv[1]).read().split("\n") if line]
+    runs = []
+    for argument in sys.argv[2:]:
+        name, _, path = argument.partition("=")
+        scores = [score for _, score in load(path)]
+        if len(scores) != len(spaces):
+            sys.exit(f"{path} scores {len(scores)} spaces, {sys.argv[1]} lists {len(spaces)}")
+        runs.append((name, scores))
+    no_model = dict(runs).get("nm")
+    print("| kernel | spaces | " + " | ".join(f"{name}: mean, >=0.6, below nm" for name, _ in runs) + " |")
+    print("|---|---|" + "---|" * len(runs))
+    for kernel in sorted(set(map(kernel_of, spaces))) + ["all"]:
+        chosen = [i for i, path in enumerate(spaces) if kernel in ("all", kernel_of(path))]
+        cells = []
+        for _, scores in runs:
+            mine = [scores[i] for i in chosen]
+            below = sum(scores[i] < no_model[i] - 0.05 for i in chosen) if no_model else 0
+            cells.append(f"{sum(mine) / len(mine):.3f}, {sum(x >= 0.6 for x in mine)}, {below}")
+        print(f"| {kernel} | {len(chosen)} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

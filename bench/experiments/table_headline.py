@@ -9,20 +9,19 @@ and how many match or beat Kernel Tuner's best (search_table.versus_best)."""
 import gzip
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "anchors"))
 import kt_strategies as kt  # noqa: E402
 import search_table  # noqa: E402
+from compare_scores import load  # noqa: E402
 
 TABLE = os.path.join(kt.REPO, "bench", "results", "anchors-search", "all-spaces")
 
 
 def scores(spaces_file, scores_file):
     spaces = [line for line in open(spaces_file).read().split("\n") if line]
-    values = [float(re.match(r"\S+ n=\d+ draws=\d+\s+(-?[\d.]+)", line).group(1))
-              for line in open(scores_file) if not line.startswith("MEAN")]
+    values = [score for _, score in load(scores_file)]
     if len(spaces) != len(values):
         sys.exit(f"{spaces_file} lists {len(spaces)} spaces, {scores_file} scores {len(values)}")
     return {os.path.realpath(path): value for path, value in zip(spaces, values)}

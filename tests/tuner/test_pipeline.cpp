@@ -430,7 +430,7 @@ TEST_CASE("tune measures the default configuration after the search where the mo
   CHECK(result.trials.back().config == k.default_config);
   CHECK(std::ranges::none_of(result.trials | std::views::take(4), [&](const TrialRecord& t) { return t.config == k.default_config; }));
 
-  // Interrupted after two measurements: the default is not measured.
+  // Interrupted early (the fourth check of the stop request): the default is not measured.
   int calls = 0;
   options.stop_requested = [&] { return ++calls > 3; };
   const TuneResult interrupted = tune(k, 0, ProblemSize::parse("8388608"), store, compiler, options);
