@@ -59,7 +59,7 @@ HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h2
                     "h200-held-out-25", "h200-held-out-26", "h200-held-out-27", "h200-held-out-28",
                     "h200-held-out-29", "h200-held-out-30", "h200-held-out-31", "h200-held-out-32", "h200-held-out-33",
                     "h200-held-out-34", "h200-held-out-35", "h200-held-out-36", "h200-held-out-37", "h200-held-out-38",
-                    "h200-held-out-39", "h200-held-out-warm-7")
+                    "h200-held-out-39", "h200-held-out-40", "h200-held-out-warm-7")
 
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
@@ -91,7 +91,8 @@ def held_out_from(set_number):
 # to judge a correction fitted on both devices, not kept, h200-held-out-33 to judge one with two more features, kept,
 # h200-held-out-34 to judge it again, kept, h200-held-out-35 to judge deeper trees, kept, h200-held-out-36 to judge
 # them again, undone, h200-held-out-37 to judge depth-8 trees with the last wave's idle share, kept, h200-held-out-38
-# to judge them again, kept, h200-held-out-39 to judge them with the fast end weighed more, kept): the numbered sets
+# to judge them again, kept, h200-held-out-39 to judge them with the fast end weighed more, kept, h200-held-out-40 to
+# judge them fitted again with the thirty-ninth set, kept): the numbered sets
 # from the twenty-fifth on, the warm sets and every flushed set but the first three, each new set in by its number.
 SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(25) + tuple(folder for folder in FLUSHED_FOLDERS
                                                              if folder not in ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3"))
