@@ -350,7 +350,8 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
   // start from its favourite (developed on the example kernels' recordings
   // predicted as if they counted no work and on pnpoly and hotspot, judged on
   // the eighth held-out set: bench/results/search-calibration/model-without-work-counts/).
-  if (options.use_model && !work_counted)
+  // Another size's measured times count the work for it (transferred_scores).
+  if (options.use_model && !scores.count_work)
     result.model_note = "the kernel counts no work (objective bytes_moved or flops, or work; docs/specs.md), so the model's predictions "
                         "rank occupancy, waves and launch overhead only; the search learns from them without starting from their favourite";
   // The default configuration is measured first: it is compiled anyway, as
