@@ -8,7 +8,7 @@
 namespace blocktune::schema {
 
 // PRAGMA user_version: bump it and add a migration for every schema change.
-inline constexpr int current_version = 7;
+inline constexpr int current_version = 8;
 // The first version with the device_metrics table.
 inline constexpr int device_metrics_version = 2;
 // The first version with trials.predicted_ms.
@@ -21,6 +21,8 @@ inline constexpr int time_steps_version = 5;
 inline constexpr int counts_work_version = 6;
 // The first version with trials.l2_flushed.
 inline constexpr int l2_flushed_version = 7;
+// The first version with trials.resident_warps.
+inline constexpr int resident_warps_version = 8;
 // PRAGMA application_id, "BTUN": tells a blocktune database from other SQLite files.
 inline constexpr std::int32_t application_id = 0x4254554E;
 

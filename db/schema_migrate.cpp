@@ -195,6 +195,13 @@ constexpr const char* l2_flushed_migration = R"sql(
 ALTER TABLE trials ADD COLUMN l2_flushed INTEGER NOT NULL DEFAULT 0 CHECK (l2_flushed IN (0, 1));
 )sql";
 
+// 7 -> 8: the warps a trial's launch kept resident on an SM (the search learns
+// how fast each count is: ModelScores::resident_warps); NULL where not known,
+// as for every trial before (the launch's grid is not stored).
+constexpr const char* resident_warps_migration = R"sql(
+ALTER TABLE trials ADD COLUMN resident_warps INTEGER CHECK (resident_warps BETWEEN 0 AND 64);
+)sql";
+
 void apply_migration(const sqlite::Connection& db, int from_version) {
   if (from_version < static_cast<int>(sql_migrations.size())) {
     db.exec(sql_migrations[static_cast<std::size_t>(from_version)]);
@@ -204,8 +211,10 @@ void apply_migration(const sqlite::Connection& db, int from_version) {
     db.exec(time_steps_migration);
   } else if (from_version + 1 == counts_work_version) {
     db.exec(counts_work_migration);
-  } else {
+  } else if (from_version + 1 == l2_flushed_version) {
     db.exec(l2_flushed_migration);
+  } else {
+    db.exec(resident_warps_migration);
   }
 }
 

@@ -131,6 +131,8 @@ std::optional<std::string> find_problem(const TrialRecord& trial) {
   if (trial.predicted_ms && !(std::isfinite(*trial.predicted_ms) && *trial.predicted_ms > 0))
     return "config '" + trial.config + "': a predicted time must be a positive number";
   if (trial.steps_per_launch < 1) return "config '" + trial.config + "': a launch advances at least one time step";
+  if (trial.resident_warps && (*trial.resident_warps < 0 || *trial.resident_warps > 64))
+    return "config '" + trial.config + "': resident warps per SM must be 0 to 64";
   return std::nullopt;
 }
 
@@ -193,6 +195,7 @@ TrialRecord read_trial(const sqlite::Cursor& row, int first, const std::filesyst
   if (const int predicted = next(); !row.is_null(predicted)) trial.predicted_ms = row.real(predicted);
   trial.steps_per_launch = row.int64(next());
   trial.l2_flushed = row.integer(next()) != 0;
+  if (const int resident = next(); !row.is_null(resident)) trial.resident_warps = row.integer(resident);
   return trial;
 }
 
@@ -206,6 +209,7 @@ std::string trial_select_list(int schema_version) {
     if (column == "predicted_ms" && schema_version < schema::predicted_ms_version) column = "NULL";
     if (column == "steps_per_launch" && schema_version < schema::time_steps_version) column = "1";
     if (column == "l2_flushed" && schema_version < schema::l2_flushed_version) column = "0";
+    if (column == "resident_warps" && schema_version < schema::resident_warps_version) column = "NULL";
     list.append(list.empty() ? "" : ", ").append(column);
   }
   return list;
@@ -378,7 +382,7 @@ void Store::Impl::write_trial(std::int64_t device_id, std::int64_t kernel_id, st
                    t.spread, t.registers, t.static_smem, t.dynamic_smem, t.local_bytes, t.spill_stores,
                    t.spill_loads, t.blocks_per_sm, t.occupancy, t.limiting_factor, t.compile_s, t.verify_s,
                    t.benchmark_s, t.timestamp != 0 ? t.timestamp : now(), t.blocktune_version, t.sm_clock_mhz,
-                   t.metric, t.metric_unit, t.predicted_ms, t.steps_per_launch, t.l2_flushed ? 1 : 0);
+                   t.metric, t.metric_unit, t.predicted_ms, t.steps_per_launch, t.l2_flushed ? 1 : 0, t.resident_warps);
 }
 
 void Store::add_trial(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,

@@ -54,7 +54,7 @@ inline constexpr std::string_view trial_columns =
     "config, block_x, block_y, block_z, carveout, outcome, message, samples_ms, median_ms, min_ms, mean_ms, "
     "spread, registers, static_smem, dynamic_smem, local_bytes, spill_stores, spill_loads, blocks_per_sm, "
     "occupancy, limiting_factor, compile_s, verify_s, benchmark_s, timestamp, blocktune_version, sm_clock_mhz, "
-    "metric, metric_unit, predicted_ms, steps_per_launch, l2_flushed";
+    "metric, metric_unit, predicted_ms, steps_per_launch, l2_flushed, resident_warps";
 
 // trial_columns as a select list for a database of schema_version: readers
 // do not migrate, so a column added after that version is read as NULL.

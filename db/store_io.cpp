@@ -109,7 +109,8 @@ Json to_json(const Dump::Trial& entry) {
           {"metric_unit", t.metric_unit},
           {"predicted_ms", t.predicted_ms ? Json(*t.predicted_ms) : Json()},
           {"steps_per_launch", t.steps_per_launch},
-          {"l2_flushed", t.l2_flushed}};
+          {"l2_flushed", t.l2_flushed},
+          {"resident_warps", t.resident_warps ? Json(*t.resident_warps) : Json()}};
 }
 
 Json to_json(const Dump::StepCount& entry) {
@@ -346,6 +347,7 @@ Dump dump_from_json(const Json& root, std::string_view source) {
     if (f.has("predicted_ms")) t.predicted_ms = f.get<double>("predicted_ms");
     t.steps_per_launch = f.get<std::int64_t>("steps_per_launch", 1);
     t.l2_flushed = f.get<bool>("l2_flushed", false);  // absent from exports before it was stored
+    if (f.has("resident_warps")) t.resident_warps = f.get<int>("resident_warps");  // likewise
     check(f, t);
   }
   const Json& step_winners = section(root, "step_winners", source);  // absent from exports before time steps

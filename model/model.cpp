@@ -48,6 +48,13 @@ double waves(const DeviceParameters& d, const LaunchResources& launch) {
   return launch.blocks / (double(launch.blocks_per_sm) * d.sm_count);
 }
 
+int resident_warps(const DeviceParameters& d, const LaunchResources& launch) {
+  if (launch.blocks < 1 || launch.blocks_per_sm < 1 || launch.threads_per_block < 1 || d.sm_count < 1) return 0;
+  const double blocks = std::min(double(launch.blocks_per_sm), std::ceil(launch.blocks / d.sm_count));
+  const double warps = blocks * std::ceil(launch.threads_per_block / 32.0);
+  return static_cast<int>(std::min(warps, double(d.max_warps_per_sm)));
+}
+
 double throughput_bound(const Prediction& p) {
   double sum = 0;
   for (double term : {p.dram, p.l2, p.l1, p.shared, p.issue}) sum += std::pow(term, kOverlapExponent);

@@ -61,9 +61,12 @@ Recording to_recording(const StoredSession& session, const std::vector<KernelRec
     recording.occupancy.push_back(trial.occupancy);
     recording.registers.push_back(trial.registers);
     recording.predicted_seconds.push_back(trial.predicted_ms ? *trial.predicted_ms / 1e3 : std::numeric_limits<double>::quiet_NaN());
+    recording.resident_warps.push_back(trial.resident_warps.value_or(-1));
   }
-  // Sessions from before the model stored its predictions have none.
+  // Sessions from before the model stored its predictions have none; those
+  // from before schema version 8 no resident warps (a launch's grid is not stored).
   if (std::ranges::none_of(recording.predicted_seconds, [](double s) { return std::isfinite(s); })) recording.predicted_seconds.clear();
+  if (std::ranges::any_of(recording.resident_warps, [](int warps) { return warps < 0; })) recording.resident_warps.clear();
   separate_start_up(recording);
   start_from_default(recording);
   return recording;

@@ -28,9 +28,11 @@ constexpr std::string_view kWithoutWorkCounts = "without work counts";
 constexpr std::string_view kFlushed = "flushed";
 
 // The columns in the order written; the optional ones only where known.
-enum Column : std::size_t { kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kPredictedS, kColumnCount };
-constexpr std::string_view kColumnNames[kColumnCount] = {"config",    "outcome",   "time_s",    "cost_s",
-                                                         "compile_s", "occupancy", "registers", "predicted_s"};
+enum Column : std::size_t {
+  kConfig, kOutcome, kTimeS, kCostS, kCompileS, kOccupancy, kRegisters, kPredictedS, kResidentWarps, kColumnCount
+};
+constexpr std::string_view kColumnNames[kColumnCount] = {"config",    "outcome",   "time_s",      "cost_s",        "compile_s",
+                                                         "occupancy", "registers", "predicted_s", "resident_warps"};
 
 void check_parallel(const Recording& recording) {
   const std::size_t size = recording.space.configs.size();
@@ -38,13 +40,13 @@ void check_parallel(const Recording& recording) {
   if (!fits(recording.space.time.size(), false) || !fits(recording.space.cost_seconds.size(), false) ||
       !fits(recording.outcome.size(), false) || !fits(recording.compile_seconds.size(), true) ||
       !fits(recording.occupancy.size(), true) || recording.registers.size() != recording.occupancy.size() ||
-      !fits(recording.predicted_seconds.size(), true))
+      !fits(recording.predicted_seconds.size(), true) || !fits(recording.resident_warps.size(), true))
     throw std::invalid_argument(fmt::format(
         "recording has {} configurations but {} times, {} costs, {} outcomes, {} compile times, {} occupancies, "
-        "{} register counts and {} predicted times",
+        "{} register counts, {} predicted times and {} counts of resident warps",
         size, recording.space.time.size(), recording.space.cost_seconds.size(), recording.outcome.size(),
         recording.compile_seconds.size(), recording.occupancy.size(), recording.registers.size(),
-        recording.predicted_seconds.size()));
+        recording.predicted_seconds.size(), recording.resident_warps.size()));
 }
 
 // RFC 4180 records, with the line each starts on.
@@ -106,6 +108,13 @@ class CsvReader {
   std::size_t line_ = 1;
 };
 
+// A count of resident warps: a whole number from 0 to kMaxResidentWarps.
+int resident_warps(double count) {
+  if (count < 0 || count > kMaxResidentWarps || count != std::floor(count))
+    throw std::runtime_error(fmt::format("resident_warps '{}' is not a whole number from 0 to {}", count, kMaxResidentWarps));
+  return static_cast<int>(count);
+}
+
 double parse_number(std::string_view text, std::string_view column) {
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -123,11 +132,12 @@ std::string format_recording(const Recording& recording) {
   if (recording.l2_flushed) text += fmt::format("# l2: {}\n", kFlushed);
 
   const bool has_compile = !recording.compile_seconds.empty(), has_model = !recording.occupancy.empty(),
-             has_prediction = !recording.predicted_seconds.empty();
+             has_prediction = !recording.predicted_seconds.empty(), has_resident = !recording.resident_warps.empty();
   std::vector<std::string_view> header(kColumnNames, kColumnNames + kCompileS);
   if (has_compile) header.push_back(kColumnNames[kCompileS]);
   if (has_model) header.insert(header.end(), {kColumnNames[kOccupancy], kColumnNames[kRegisters]});
   if (has_prediction) header.push_back(kColumnNames[kPredictedS]);
+  if (has_resident) header.push_back(kColumnNames[kResidentWarps]);
   text += fmt::format("{}\n", fmt::join(header, ","));
 
   const RecordedSpace& space = recording.space;
@@ -139,6 +149,7 @@ std::string format_recording(const Recording& recording) {
     if (has_compile) text += fmt::format(",{}", exact_text(recording.compile_seconds[i]));
     if (has_model) text += fmt::format(",{},{}", exact_text(recording.occupancy[i]), recording.registers[i]);
     if (has_prediction) text += fmt::format(",{}", std::isfinite(recording.predicted_seconds[i]) ? exact_text(recording.predicted_seconds[i]) : "");
+    if (has_resident) text += fmt::format(",{}", recording.resident_warps[i]);
     text += '\n';
   }
   return text;
@@ -218,6 +229,7 @@ Recording parse_recording(std::string_view text) {
       }
       if (where[kPredictedS])
         recording.predicted_seconds.push_back(field(kPredictedS).empty() ? std::numeric_limits<double>::quiet_NaN() : number(kPredictedS));
+      if (where[kResidentWarps]) recording.resident_warps.push_back(resident_warps(number(kResidentWarps)));
     } catch (const std::exception& error) {
       throw std::runtime_error(fmt::format("line {}: {}", line, error.what()));
     }
@@ -291,7 +303,10 @@ std::vector<double> model_score(const Recording& recording) {
 std::optional<ModelScores> recorded_model_scores(const Recording& recording) {
   std::vector<double> scores = model_score(recording);
   if (scores.empty()) return std::nullopt;
-  return listed_model_scores(std::move(scores), !recording.predicted_seconds.empty(), recording.predictions_count_work);
+  ModelScores model = listed_model_scores(std::move(scores), !recording.predicted_seconds.empty(), recording.predictions_count_work);
+  if (!recording.resident_warps.empty())
+    model.resident_warps = [resident = recording.resident_warps](std::uint64_t candidate) { return resident.at(candidate); };
+  return model;
 }
 
 namespace {

@@ -110,6 +110,12 @@ double Prior::score(std::uint64_t candidate) const {
   return checked(candidate, model_->score(candidate));
 }
 
+int Prior::resident_warps(std::uint64_t candidate) const {
+  const int warps = model_->resident_warps(candidate);
+  if (warps < 0) throw std::invalid_argument(fmt::format("candidate {} keeps {} warps resident: a count must not be negative", candidate, warps));
+  return std::min(warps, kMaxResidentWarps);
+}
+
 void Prior::refine(std::uint64_t candidate, double score) {
   if (!model_) return;
   checked(candidate, score);

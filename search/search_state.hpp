@@ -96,6 +96,11 @@ class Prior {
   // the scores are times, not positive).
   double score(std::uint64_t candidate) const;
   void refine(std::uint64_t candidate, double score);
+  // Whether the scores give each launch's resident warps per SM, and the
+  // candidate's, 0 to kMaxResidentWarps (a larger count is taken as that;
+  // throws std::invalid_argument for a negative one).
+  bool has_resident_warps() const { return model_ && model_->resident_warps; }
+  int resident_warps(std::uint64_t candidate) const;
 
  private:
   double checked(std::uint64_t candidate, double score) const;

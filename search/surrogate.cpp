@@ -18,7 +18,9 @@ namespace {
 // Ridge regression of log time on each parameter's value and each pair of
 // values (one-hot), and on a trend along each numeric parameter's values,
 // which learns which values and combinations are fast, updated after every
-// measurement (recursive least squares).
+// measurement (recursive least squares). Where the scores give each launch's
+// resident warps per SM, one more value per count of them: what was learned of
+// one launch carries over to the others that keep as many threads on an SM.
 //
 // Given predicted times as model scores (the execution-time model's), it
 // starts from them: the model's log time is one more feature whose weight
@@ -86,6 +88,7 @@ class Surrogate final : public Technique {
     // centred on the pool's mean. Scores that are only ranks (occupancy,
     // where 0 ranks first) say nothing of how much faster, and are left out.
     has_prior_ = run.prior.are_times();
+    has_resident_ = run.prior.has_resident_warps();
     // The calibration: the model's weight, then its correction per value.
     // (The cap leaves out the trends, one feature per parameter.)
     const std::size_t calibration_features = has_prior_ ? value_features : 0;
@@ -93,7 +96,7 @@ class Surrogate final : public Technique {
       features = value_features;
       pair_offset_.clear();
     }
-    features_per_candidate_ = 1 + dimensions + pair_offset_.size();
+    features_per_candidate_ = 1 + dimensions + pair_offset_.size() + (has_resident_ ? 1 : 0);
     // A trend per parameter: a numeric one's value rank, from -1 (smallest)
     // to 1 (largest), lets what was learned of some values carry over to the
     // values not measured yet (a larger tile is faster still).
@@ -107,6 +110,8 @@ class Surrogate final : public Technique {
       for (std::uint32_t rank = 0; rank < extent; ++rank)
         trend_[value_offset_[p] + rank] = 2.0 * rank / (extent - 1) - 1;
     }
+    resident_offset_ = features;
+    if (has_resident_) features += kMaxResidentWarps + 1;  // 0 to 64; 0: a launch that cannot run
     model_weight_ = features;
     features += calibration_features;
 
@@ -119,7 +124,8 @@ class Surrogate final : public Technique {
       const double precision = f == 0                      ? kInterceptPrecision
                                : f < value_features        ? kValuePrecision
                                : f < trend_offset_         ? kPairPrecision
-                               : f < model_weight_         ? kTrendPrecision
+                               : f < resident_offset_      ? kTrendPrecision
+                               : f < model_weight_         ? kResidentPrecision
                                : f == model_weight_        ? kModelWeightPrecision
                                                            : kModelCorrectionPrecision;
       inverse_[f * features + f] = 1 / precision;
@@ -186,9 +192,10 @@ class Surrogate final : public Technique {
   }
 
   void refined(std::uint64_t candidate) override {
-    if (!has_prior_) return;
+    if (!has_prior_ && !has_resident_) return;
     const std::size_t position = member(candidate);
-    prior_[position] = std::log(run_.prior.score(candidate)) - prior_mean_;
+    if (has_resident_) features_[(position + 1) * features_per_candidate_ - 1] = resident_feature(candidate);
+    if (has_prior_) prior_[position] = std::log(run_.prior.score(candidate)) - prior_mean_;
     predict(position);
   }
 
@@ -198,6 +205,11 @@ class Surrogate final : public Technique {
   static constexpr double kValuePrecision = 1.0;  // in log time: a value may well make a kernel e times slower
   static constexpr double kTrendPrecision = 1.0;  // a trend may make the largest value e^2 times the smallest
   static constexpr double kPairPrecision = 3.0;   // pairs matter less, and there are many
+  // A count of resident warps weighs as one more parameter value (chosen on
+  // the 854 stencil and example-kernel recordings read by the fortieth
+  // session, judged on the eighth flushed set and the forty-first stencil set:
+  // bench/results/search-calibration/resident-warps/).
+  static constexpr double kResidentPrecision = 1.0;
   // The model's weight starts at 1, give or take 2, and its correction per
   // value at 0, give or take 0.5: trusted until measurements say otherwise
   // (bench/results/search-calibration: how they were chosen, and on which spaces).
@@ -282,6 +294,7 @@ class Surrogate final : public Technique {
           features_.push_back(
               static_cast<std::uint32_t>(pair_offset_[pair] + std::size_t{point_[p]} * space.extent(q) + point_[q]));
     }
+    if (has_resident_) features_.push_back(resident_feature(candidate));
     prior_.push_back(has_prior_ ? std::log(run_.prior.score(candidate)) - prior_mean_ : 0.0);
     prediction_.push_back(0);
     variance_.push_back(0);
@@ -419,6 +432,10 @@ class Surrogate final : public Technique {
     return lowest->second;
   }
 
+  std::uint32_t resident_feature(std::uint64_t candidate) const {
+    return static_cast<std::uint32_t>(resident_offset_ + static_cast<std::size_t>(run_.prior.resident_warps(candidate)));
+  }
+
   void learn_failure(std::uint64_t candidate) { learn(candidate, std::max(slowest_, prediction_[member(candidate)])); }
 
   // Sherman-Morrison: the inverse of (X'X + prior) after one more row x, and
@@ -456,6 +473,8 @@ class Surrogate final : public Technique {
   std::vector<std::size_t> value_offset_;  // per parameter, the feature of its first value
   std::vector<std::size_t> pair_offset_;   // per pair of parameters, the feature of its first pair of values; empty without pairs
   std::size_t trend_offset_ = 0;           // the first parameter's trend feature; the others follow
+  bool has_resident_ = false;              // the scores give each launch's resident warps per SM
+  std::size_t resident_offset_ = 0;        // the feature of 0 resident warps; the counts up to kMaxResidentWarps follow
   std::vector<double> trend_;              // per value feature, its trend (0 for a parameter without one)
   std::size_t model_weight_ = 0;           // the calibration's first feature; its corrections follow, by value feature
   std::size_t features_per_candidate_ = 0;

@@ -77,11 +77,9 @@ Prediction predict_launch(const KernelDescription& kernel, const DeviceParameter
   return kernel.residual && steps_per_launch == 1 ? corrected(*kernel.residual, parameters, work, analytic, launch) : analytic;
 }
 
-std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
-                                        const PlanEntry& entry, const DeviceParameters& parameters) {
-  if (!entry.launchable()) return std::nullopt;
+LaunchResources launch_resources(const DeviceInfo& device, const PlanEntry& entry, const DeviceParameters& parameters) {
   const auto& shape = entry.resolved.shape;
-  const LaunchResources launch{
+  return {
       .blocks = double(shape.grid[0]) * shape.grid[1] * shape.grid[2],
       .threads_per_block = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]),
       .blocks_per_sm = entry.occupancy.blocks_per_sm,
@@ -90,7 +88,17 @@ std::optional<Prediction> predict_entry(const KernelDescription& kernel, const D
                                        double(entry.occupancy.blocks_per_sm) *
                                            (entry.variant.usage.static_smem + shape.dynamic_smem + device.reserved_shared_per_block)),
   };
-  return predict_launch(kernel, parameters, kernel_work(kernel, device, problem, entry.config), launch, entry.resolved.steps_per_launch);
+}
+
+std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,
+                                        const PlanEntry& entry, const DeviceParameters& parameters) {
+  if (!entry.launchable()) return std::nullopt;
+  return predict_launch(kernel, parameters, kernel_work(kernel, device, problem, entry.config), launch_resources(device, entry, parameters),
+                        entry.resolved.steps_per_launch);
+}
+
+int resident_warps(const DeviceInfo& device, const PlanEntry& entry, const DeviceParameters& parameters) {
+  return entry.launchable() ? resident_warps(parameters, launch_resources(device, entry, parameters)) : 0;
 }
 
 std::vector<RankedEntry> rank_by_model(const KernelDescription& kernel, const Plan& plan, const DeviceParameters& parameters) {

@@ -291,27 +291,40 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       return kNoPrediction;
     }
   };
-  // Per time step, with a compiled variant's resources where known, else the estimator's.
-  const auto predicted_per_step = [&](const Config& config, const ProblemSize& size, const std::optional<ResourceUsage>& usage) {
+  // The configuration planned with a compiled variant's resources where known, else the estimator's; nullopt where
+  // its launch geometry cannot be computed.
+  const auto estimated_entry = [&](const Config& config, const ProblemSize& size,
+                                   const std::optional<ResourceUsage>& usage) -> std::optional<PlanEntry> {
     PlanEntry entry;
     entry.config = config;
     try {
       entry.resolved = resolve(kernel, entry.config, device, size);
     } catch (const std::exception&) {
-      return kNoPrediction;
+      return std::nullopt;
     }
     entry.variant.ok = true;
     entry.variant.usage = usage ? *usage : estimator.estimate(entry.config);
     entry.occupancy = occupancy_of(entry.resolved, entry.variant.usage, device);
-    return predicted_seconds(entry, size) / static_cast<double>(entry.resolved.steps_per_launch);
+    return entry;
+  };
+  // Per time step.
+  const auto predicted_per_step = [&](const Config& config, const ProblemSize& size, const std::optional<ResourceUsage>& usage) {
+    const auto entry = estimated_entry(config, size, usage);
+    return entry ? predicted_seconds(*entry, size) / static_cast<double>(entry->resolved.steps_per_launch) : kNoPrediction;
   };
   // Corrected by what the nearest other size of the kernel measured on this
   // device, where the store has one (search/include/blocktune/transfer.hpp).
   if (options.use_model && options.transfer_sizes) find_size_transfer(store, device_id, kernel_id, problem_id, problem, options.timing.flush_l2, predicted_per_step, result);
   const std::optional<SizeTransfer>& transfer = result.transfer;
   const auto transfer_factor = [&](const Config& config) { return transfer ? transfer->factor(config.to_string()) : 1.0; };
-  const ModelScores model_scores{[&](std::uint64_t index) { return predicted_per_step(space.at(index), problem, std::nullopt); }, true,
-                                 work_counted};
+  const ModelScores model_scores{
+      .score = [&](std::uint64_t index) { return predicted_per_step(space.at(index), problem, std::nullopt); },
+      .are_times = true,
+      .count_work = work_counted,
+      .resident_warps = [&](std::uint64_t index) {
+        const auto entry = estimated_entry(space.at(index), problem, std::nullopt);
+        return entry ? resident_warps(device, *entry, parameters) : 0;
+      }};
   const ModelScores scores =
       transfer ? transferred_scores(model_scores, *transfer, [&](std::uint64_t index) { return space.at(index).to_string(); }, space.size())
                : model_scores;
@@ -454,6 +467,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
       if (!proposal.unresolvable.empty()) {
         trial = static_trial(entry);
         trial.outcome = Outcome::launch_error;
+        trial.resident_warps = 0;
         trial.message = fmt::format("the launch geometry cannot be computed: {}", proposal.unresolvable);
       } else {
         // A long compile keeps the progress moving: what the GPU waits for, and for how long.
@@ -471,6 +485,7 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
           estimator.learn(entry.config, entry.variant.usage);
         }
         trial = static_trial(entry);
+        trial.resident_warps = resident_warps(device, entry, parameters);
         if (entry.launchable()) {
           const double predicted = predicted_seconds(entry, problem);
           if (options.use_model)

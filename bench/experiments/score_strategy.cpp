@@ -5,7 +5,8 @@
 // `model` (the model scores replay run would give) or `none`; models made
 // wrong on purpose are recorded spaces written by perturb_predictions.py.
 // With --no-default before the spaces, the kernel's default configuration
-// (the recording's note) is not measured first. Each space's line ends with the standard error of its mean over the seeds
+// (the recording's note) is not measured first; with --no-resident-warps, the
+// search is not given the launches' resident warps the recording may have. Each space's line ends with the standard error of its mean over the seeds
 // (the spread of the seeds' scores over sqrt(N)): two strategies differ by
 // more than noise only where their means differ by a few of them.
 // Build (from the repository root, after a build in build/; one command):
@@ -31,18 +32,25 @@ int main(int argc, char** argv) {
   const std::string_view mode = argc > 2 ? argv[2] : "";
   const int seeds = argc > 3 ? std::atoi(argv[3]) : 0;
   if (argc < 5 || (mode != "model" && mode != "none") || seeds < 1) {
-    fmt::print(stderr, "usage: {} STRATEGY model|none SEEDS [--no-default] SPACE...\n", argv[0]);
+    fmt::print(stderr, "usage: {} STRATEGY model|none SEEDS [--no-default] [--no-resident-warps] SPACE...\n", argv[0]);
     return 2;
   }
   const auto strategy = make_strategy(argv[1]);
-  const bool from_default = std::string_view(argv[4]) != "--no-default";
-  const int first_space = from_default ? 4 : 5;
+  bool from_default = true, resident_warps = true;
+  int first_space = 4;
+  for (; first_space < argc; ++first_space) {
+    const std::string_view option = argv[first_space];
+    if (option == "--no-default") from_default = false;
+    else if (option == "--no-resident-warps") resident_warps = false;
+    else break;
+  }
   double total = 0;
   for (int a = first_space; a < argc; ++a) {
     const std::filesystem::path file = argv[a];
     Recording recording = file.string().find(".json") != std::string::npos ? read_kernel_tuner_recording(file)
                                                                            : read_recording(file);
     if (!from_default) recording.space.first.clear();
+    if (!resident_warps) recording.resident_warps.clear();
     const auto model = mode == "model" ? recorded_model_scores(recording) : std::nullopt;
     const RandomBaseline random(recording.space);
     const double budget = random.budget_seconds();

@@ -62,7 +62,7 @@ TEST_CASE("a version 1 database is read as it is, and gains device_metrics when 
     CHECK(store.device_metrics(1).empty());
     store.set_device_metric(1, copy_bandwidth_metric, 4215, "GB/s");
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 7);  // and on to the current version
+  CHECK(query_int(file, "PRAGMA user_version") == 8);  // and on to the current version
   CHECK(query_int(file, "SELECT count(*) FROM sqlite_master WHERE name = 'device_metrics'") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);

@@ -104,7 +104,7 @@ TEST_CASE("a database with a newer schema version") {
   TempDir dir;
   const auto file = tuned_database(dir);
   exec(file, "PRAGMA user_version = 99");
-  require_both_fail(file, "newer blocktune (schema version 99, this build reads up to version 7)");
+  require_both_fail(file, "newer blocktune (schema version 99, this build reads up to version 8)");
 }
 
 TEST_CASE("a SQLite database of another application") {

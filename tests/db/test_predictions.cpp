@@ -127,6 +127,36 @@ TEST_CASE("how the L2 was left before timing goes through the store and its expo
   CHECK(trials[1].l2_flushed);
 }
 
+// Schema version 8: the warps a trial's launch kept resident on an SM, which
+// the search learns from (ModelScores::resident_warps).
+TEST_CASE("a launch's resident warps go through the store and its exports; a count beyond an SM's is refused") {
+  TempDir dir;
+  const auto file = dir / "a.db";
+  {
+    Store store = Store::open(file);
+    const auto device = store.upsert_device(h100());
+    const auto kernel = store.upsert_kernel(stencil());
+    const auto problem = store.upsert_problem(kernel, cube);
+    TrialRecord known = trial(32, 4, 1, 0.75);
+    known.resident_warps = 48;
+    store.add_trial(device, kernel, problem, known);
+    store.add_trial(device, kernel, problem, trial(64, 1, 1, 0.5));  // as stored before version 8
+    TrialRecord beyond = trial(64, 2, 1, 0.5);
+    beyond.resident_warps = 65;
+    CHECK_THROWS_WITH(store.add_trial(device, kernel, problem, beyond), Catch::Contains("resident warps per SM must be 0 to 64"));
+  }
+  const std::string json = exported(file);
+  CHECK(json.find("\"resident_warps\":48") != std::string::npos);
+  CHECK(json.find("\"resident_warps\":null") != std::string::npos);
+  const auto imported = dir / "b.db";
+  std::istringstream in(json);
+  Store::open(imported).import_json(in, "a.json");
+  const auto trials = read_database(imported).sessions.at(0).trials;
+  REQUIRE(trials.size() == 2);
+  CHECK(trials[0].resident_warps == 48);
+  CHECK_FALSE(trials[1].resident_warps.has_value());
+}
+
 TEST_CASE("an export without predicted times imports with none, and a bad one is refused") {
   TempDir dir;
   const auto file = dir / "t.db";
@@ -183,11 +213,12 @@ TEST_CASE("a version 2 database is read as it is, and gains predicted_ms when a 
     predicted.predicted_ms = 0.42;
     store.add_trial(1, 1, 1, predicted);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 7);  // and on to the current version
+  CHECK(query_int(file, "PRAGMA user_version") == 8);  // and on to the current version
   CHECK(query_int(file, "SELECT count(*) FROM kernels WHERE counts_work IS NULL") == 1);  // version 6: not known before
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3840);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE predicted_ms IS NOT NULL") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE l2_flushed = 0") == 3840);  // version 7: timed warm before
+  CHECK(query_int(file, "SELECT count(*) FROM trials WHERE resident_warps IS NULL") == 3840);  // version 8: not known before
   CHECK(query_int(file, "SELECT count(*) FROM winners") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM device_metrics") == 1);
   CHECK(check_database(file).ok());
@@ -214,7 +245,7 @@ TEST_CASE("a version 3 database is read as it is, and accepts compile timeouts o
     timed_out.message = "did not compile within 300 s (--compile-timeout)";
     store.add_trial(1, 1, 1, timed_out);
   }
-  CHECK(query_int(file, "PRAGMA user_version") == 7);
+  CHECK(query_int(file, "PRAGMA user_version") == 8);
   CHECK(query_int(file, "SELECT count(*) FROM trials") == 3841);
   CHECK(query_int(file, "SELECT count(*) FROM trials WHERE outcome = 'compile_timeout'") == 1);
   CHECK(query_int(file, "SELECT count(*) FROM winners") == winners);

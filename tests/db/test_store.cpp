@@ -54,7 +54,7 @@ TEST_CASE("a new store has the current schema in WAL mode") {
   TempDir dir;
   const auto file = dir / "sub/folder/tuning.db";  // folders are created
   { Store::open(file); }
-  CHECK(pragma(file, "PRAGMA user_version") == 7);
+  CHECK(pragma(file, "PRAGMA user_version") == 8);
   CHECK(pragma(file, "PRAGMA application_id") == 0x4254554E);
   CHECK(pragma(file, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 7);
   sqlite3* db = nullptr;
@@ -66,7 +66,7 @@ TEST_CASE("a new store has the current schema in WAL mode") {
   sqlite3_finalize(stmt);
   sqlite3_close(db);
   { Store::open(file); }  // reopening an up-to-date store changes nothing
-  CHECK(pragma(file, "PRAGMA user_version") == 7);
+  CHECK(pragma(file, "PRAGMA user_version") == 8);
 }
 
 TEST_CASE("upserts return stable ids") {

@@ -92,6 +92,7 @@ struct Predicted {
   std::vector<double> predicted, measured;
   std::vector<Prediction> terms;
   std::vector<ResidualFeatures> features;  // of the analytic prediction, what a learned correction sees
+  std::vector<int> resident_warps;         // per SM, of each launch (ModelScores::resident_warps)
 };
 
 // A stencil configuration less its block shape and carveout: what decides
@@ -140,6 +141,7 @@ Predicted predict_kernel(const MeasuredSpace& space, const KernelDescription& ke
     out.measured.push_back(row.seconds);
     out.terms.push_back(prediction);
     out.features.push_back(residual_features(h100, work, prediction, launch));  // of its terms, which the correction leaves
+    out.resident_warps.push_back(row.occupancy > 0 ? resident_warps(h100, launch) : 0);  // 0: it did not compile
   }
   return out;
 }
@@ -921,7 +923,9 @@ TEST_CASE("write today's predictions into copies of the held-out H200 recordings
   for (const auto& file : held_out_h200_files()) {
     const MeasuredSpace space = load_space(file);
     Recording recording = space.recording;
-    recording.predicted_seconds = predict_space(space, h200_parameters(false)).predicted;
+    const Predicted predicted = predict_space(space, h200_parameters(false));
+    recording.predicted_seconds = predicted.predicted;
+    recording.resident_warps = predicted.resident_warps;
     write_recording(file.filename().string(), recording);
     fmt::print("{}: {} predictions of today's model\n", file.filename().string(), recording.predicted_seconds.size());
   }
@@ -1048,7 +1052,9 @@ void write_copies_where_predictions_differ(
     const auto parameters = parameters_for(file, space);
     if (!parameters) continue;
     Recording recording = space.recording;
-    recording.predicted_seconds = predict_space(space, *parameters).predicted;
+    const Predicted predicted = predict_space(space, *parameters);
+    recording.predicted_seconds = predicted.predicted;
+    recording.resident_warps = predicted.resident_warps;
     const bool differ = !std::ranges::equal(recording.predicted_seconds, space.recording.predicted_seconds,
                                             [](double computed, double stored) { return std::abs(computed / stored - 1) <= 0.05; });
     if (!differ) continue;
@@ -1075,6 +1081,7 @@ TEST_CASE("print the model's figures on every stencil recording", "[.stencil-fig
     const SpaceFigures f = evaluate(predicted);
     Recording recording = space.recording;
     recording.predicted_seconds = predicted.predicted;
+    recording.resident_warps = predicted.resident_warps;
     write_recording(space_id_file_name(file), recording);
     fmt::print("{}/{} {} Spearman {:.3f} top-10 {:.3f}x optimum's rank {}\n", file.parent_path().filename().string(), name, space.rows.size(),
                f.spearman, f.best_in_top10, f.rank_of_optimum);
@@ -1118,6 +1125,25 @@ TEST_CASE("write the predictions of one model into copies of every recording who
       return std::nullopt;
     return tune_parameters(space.recording);
   });
+}
+
+// Every recording of the stencil and the example kernels on an H100 or H200 but the per-step ones, its stored
+// predictions kept, with the warps each launch keeps resident on an SM as the model's launch has them (from the
+// recorded occupancy; `tune` stores them since schema version 8): written into the current folder as
+// space_id_file_name, for scoring the search with them (bench/results/search-calibration/resident-warps/).
+//   test_model "[.resident-warps]"
+TEST_CASE("write each launch's resident warps into copies of every recording", "[.resident-warps]") {
+  for (const auto& file : every_recorded_space_file()) {
+    const MeasuredSpace space = load_space(file);
+    const std::string& device = space.recording.device;
+    if ((device.find("H200") == std::string::npos && device.find("H100") == std::string::npos) ||
+        file.filename().string().find("per-step") != std::string::npos ||
+        (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
+      continue;
+    Recording recording = space.recording;
+    recording.resident_warps = predict_space(space, tune_parameters(space.recording)).resident_warps;
+    write_recording(space_id_file_name(file), recording);
+  }
 }
 
 // Every recorded space of the example kernels with the predictions `tune` would make if their specs counted no work

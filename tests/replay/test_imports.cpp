@@ -99,6 +99,34 @@ TEST_CASE("The model's stored predictions become the recording's model scores") 
   CHECK(read.predictions_count_work);  // its kernel record does not say otherwise
 }
 
+// tune stores each launch's resident warps since schema version 8; a session
+// with a trial stored before (none known) exports none, as the search would
+// otherwise learn from a count that is not there.
+TEST_CASE("The launches' stored resident warps reach the recording where every trial has them") {
+  const TempDir dir;
+  const auto resident = [](TrialRecord t, std::optional<int> warps) {
+    t.resident_warps = warps;
+    return t;
+  };
+  {
+    Store store = Store::open(dir / "resident.db");
+    const auto device = store.upsert_device({.uuid = "GPU-00000000-0000-0000-0000-0000000000a1", .name = "NVIDIA H100 80GB HBM3"});
+    const auto kernel = store.upsert_kernel({"tiny", "hash", {"block_x"}, "block_x=64", std::nullopt});
+    const auto problem = store.upsert_problem(kernel, ProblemSize::parse("64x64"));
+    store.add_trial(device, kernel, problem, resident(blocktune::test::trial("block_x=64", Outcome::ok, 2.0, 1.0, 16), 64));
+    store.add_trial(device, kernel, problem, resident(blocktune::test::trial("block_x=128", Outcome::compile_error, 0, 0, 0), 0));
+    const auto older = store.upsert_problem(kernel, ProblemSize::parse("32x32"));
+    store.add_trial(device, kernel, older, resident(blocktune::test::trial("block_x=64", Outcome::ok, 2.0, 1.0, 16), 16));
+    store.add_trial(device, kernel, older, resident(blocktune::test::trial("block_x=128", Outcome::ok, 2.0, 1.0, 16), std::nullopt));
+  }
+  const auto contents = read_database(dir / "resident.db");
+  const Recording recording = recordings_from_database(contents, {.problem = ProblemSize::parse("64x64")}).front();
+  CHECK(recording.resident_warps == std::vector<int>{64, 0});
+  write_recording(dir / "resident.csv", recording);
+  CHECK(read_recording(dir / "resident.csv").resident_warps == recording.resident_warps);
+  CHECK(recordings_from_database(contents, {.problem = ProblemSize::parse("32x32")}).front().resident_warps.empty());
+}
+
 // A kernel whose spec counts no work is registered as such, and a recorded
 // space of it says so, so that replays use its predictions as tune did.
 TEST_CASE("A recorded space of a kernel that counts no work says so") {

@@ -37,6 +37,7 @@ Recording tricky_recording() {
   recording.compile_seconds = {0.5, 0.25, 0.0};
   recording.occupancy = {1.0, 0.0, 2.0 / 3};
   recording.registers = {16, 0, 255};
+  recording.resident_warps = {64, 0, 40};
   return recording;
 }
 
@@ -56,6 +57,7 @@ void check_equal(const Recording& read, const Recording& written) {
   CHECK(read.space.start_up_seconds == written.space.start_up_seconds);
   CHECK(read.predictions_count_work == written.predictions_count_work);
   CHECK(read.l2_flushed == written.l2_flushed);
+  CHECK(read.resident_warps == written.resident_warps);
 }
 
 void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
@@ -172,6 +174,7 @@ TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   bare.compile_seconds.clear();
   bare.occupancy.clear();
   bare.registers.clear();
+  bare.resident_warps.clear();
   separate_start_up(bare);  // without compile times, none
   write_recording(dir / "bare.csv.gz", bare);
   check_equal(read_recording(dir / "bare.csv.gz"), bare);
@@ -185,9 +188,21 @@ TEST_CASE("Recorded-space files round-trip exactly, compressed or not") {
   CHECK_FALSE(recorded_model_scores(read_recording(dir / "thin.csv"))->count_work);
   CHECK(recorded_model_scores(written)->count_work);
 
+  // Replays get each launch's resident warps where the recording has them.
+  const auto resident = recorded_model_scores(read_recording(dir / "space.csv"))->resident_warps;
+  REQUIRE(resident);
+  CHECK(resident(0) == 64);
+  CHECK(resident(2) == 40);
+  Recording unknown = thin;
+  unknown.resident_warps.clear();
+  CHECK_FALSE(recorded_model_scores(unknown)->resident_warps);
+
   Recording ragged = written;
   ragged.registers.pop_back();
   CHECK_THROWS_AS(write_recording(dir / "ragged.csv.gz", ragged), std::invalid_argument);
+  ragged = written;
+  ragged.resident_warps.pop_back();
+  CHECK_THROWS_WITH(write_recording(dir / "ragged.csv.gz", ragged), Catch::Contains("2 counts of resident warps"));
   CHECK_THROWS_WITH(write_recording(dir / "missing/folder/space.csv.gz", written), Catch::Contains("cannot write"));
 }
 
@@ -244,6 +259,9 @@ TEST_CASE("Malformed recorded-space files are reported with the file and line") 
   check("# blocktune recorded space 1\n# default: a\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n", "the note 'default': ");
   check("# blocktune recorded space 1\n# predictions: rough\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n",
         "the note '# predictions: rough' is not known (known: 'without work counts')");
+  for (const char* count : {"-1", "65", "1.5"})
+    check("# blocktune recorded space 1\nconfig,outcome,time_s,cost_s,resident_warps\n\"a=1\",ok,0.5,1," + std::string(count) + "\n",
+          "line 3: resident_warps '" + std::string(count) + "' is not a whole number from 0 to 64");
   check("# blocktune recorded space 1\n# l2: lukewarm\n" + kHeader.substr(29) + "\"a=1\",ok,0.5,1\n",
         "the note '# l2: lukewarm' is not known (known: 'flushed')");
   CHECK_THROWS_WITH(read_recording(dir / "missing.csv.gz"),

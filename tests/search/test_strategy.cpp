@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -525,4 +526,56 @@ TEST_CASE("The model's guesses put off a start candidate they predict much slowe
     CHECK(search->propose() == slowest);
     CHECK(search->put_off().empty());
   }
+}
+
+// A grid-stride kernel: block_size x blocks_per_sm threads stay on each SM,
+// and its fastest launches keep 1,024 of them there whatever the block size
+// (as sums of squares do on an H100), where the model predicts the fully
+// occupied SM fastest. Each launch's count of resident warps lets the
+// surrogate carry what it measured of one launch over to the others that keep
+// as many warps, a product no parameter names.
+TEST_CASE("The surrogate learns how fast each count of resident warps is") {
+  SearchSpace space;
+  const auto integers = [](std::initializer_list<std::int64_t> values) { return std::vector<Value>(values.begin(), values.end()); };
+  space.add_parameter({"block_size", integers({64, 128, 256, 512, 1024})});
+  space.add_parameter({"items", integers({1, 2, 4, 8, 16})});
+  space.add_parameter({"blocks_per_sm", integers({1, 2, 4, 8, 16})});
+  space.add_constraint("block_size * blocks_per_sm <= 2048");
+  const std::vector<Config> grid_stride = space.enumerate();
+  const ListedCandidates grid_candidates(grid_stride);
+  const auto threads = [&](std::uint64_t c) { return static_cast<double>(grid_stride[c].get_int("block_size") * grid_stride[c].get_int("blocks_per_sm")); };
+  const auto time_with_best = [&](std::uint64_t c, double best_threads) {
+    const auto items = static_cast<double>(grid_stride[c].get_int("items"));
+    return 1e-3 * (1 + 0.1 * std::abs(std::log2(threads(c) / best_threads)) + 0.01 * std::abs(std::log2(items / 4)));
+  };
+  const Evaluator measure_grid_stride = [&](std::uint64_t c) { return Evaluation{time_with_best(c, 1024), 1.0}; };
+  std::vector<double> guesses;
+  for (std::uint64_t c = 0; c < grid_stride.size(); ++c) guesses.push_back(time_with_best(c, 2048));
+  const ModelScores model = listed(guesses);
+  ModelScores with_resident = model;
+  std::map<std::uint64_t, int> asked;  // per candidate, how often its count was asked for
+  with_resident.resident_warps = [&](std::uint64_t c) {
+    ++asked[c];
+    return static_cast<int>(threads(c) / 32);
+  };
+
+  // Over 20 seeds: how many of the first 15 measurements keep 1,024 threads on an SM.
+  const auto measured_at_1024 = [&](const ModelScores& scores) {
+    int total = 0;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed)
+      for (const auto& [candidate, evaluation] : make_strategy("surrogate")->run(grid_candidates, &scores, measure_grid_stride, {.evaluations = 15}, seed).history)
+        total += threads(candidate) == 1024;
+    return total;
+  };
+  const double without = measured_at_1024(model), with = measured_at_1024(with_resident);
+  INFO("of 300 measurements at 1,024 threads per SM, without the counts: " << without << ", with them: " << with);
+  CHECK(with >= 1.2 * without);  // 97 without, 128 with at the precision chosen
+
+  // A refined score (the compiled variant's resources) asks for the candidate's count again.
+  const auto search = make_strategy("surrogate")->start(grid_candidates, &with_resident, 1);
+  const auto candidate = search->propose();
+  REQUIRE(candidate);
+  const int before = asked[*candidate];
+  search->refine_score(*candidate, guesses[*candidate]);
+  CHECK(asked[*candidate] == before + 1);
 }

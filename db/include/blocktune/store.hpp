@@ -91,6 +91,11 @@ struct TrialRecord {
   // Times of the two kinds do not compare: a short launch whose data fits in
   // L2 runs faster warm, and its warm time moves between runs.
   bool l2_flushed = false;
+  // The warps the launch kept resident on an SM: the blocks an SM holds at
+  // once (blocks_per_sm), fewer where the grid has fewer per SM, times a
+  // block's warps; 0 for a launch that could not run, empty where not known
+  // (trials stored before schema version 8).
+  std::optional<int> resident_warps;
 };
 
 // The trial as a launch of a step plan (time_steps.hpp).

@@ -55,6 +55,10 @@ struct Recording {
   // Parallel to space.configs, or empty where the source does not say: the
   // execution-time model's prediction in seconds, as the tuner had it.
   std::vector<double> predicted_seconds;
+  // Parallel to space.configs, or empty where the source does not say: the
+  // warps each launch kept resident on an SM (ModelScores::resident_warps),
+  // 0 for one that could not run.
+  std::vector<int> resident_warps;
   // Whether those predictions count the kernel's work (ModelScores::count_work);
   // false for a spec that counts none, noted as "# predictions: without work
   // counts". From a tuning database, as its kernel record says (true where it
@@ -95,7 +99,8 @@ std::vector<double> occupancy_model_score(const Recording& recording);
 // The model scores the tuner would have had: the predicted times where the
 // recording has them, else the occupancy ranking, else none (empty).
 std::vector<double> model_score(const Recording& recording);
-// The same as a strategy takes them (times where they are predicted times);
+// The same as a strategy takes them (times where they are predicted times,
+// with each launch's resident warps where the recording has them);
 // nullopt where there are none.
 std::optional<ModelScores> recorded_model_scores(const Recording& recording);
 

@@ -69,7 +69,19 @@ struct ModelScores {
   // measured even before the candidates the search is started from where it
   // predicts each of them kMeasuredLeadMargin times slower or more.
   bool measured = false;
+  // The warps each candidate's launch keeps resident on an SM (the blocks an
+  // SM holds at once by the occupancy rules, fewer where the grid has fewer
+  // per SM, times a block's warps); empty where not known. surrogate learns
+  // how fast each count is: on a grid-stride kernel the fastest launches keep
+  // one count of threads on every SM, a product of block size and blocks per
+  // SM that no parameter names (bench/results/search-calibration/resident-warps/).
+  // Asked again for a candidate whose score was refined (its compiled resources).
+  std::function<int(std::uint64_t candidate)> resident_warps;
 };
+
+// The most resident warps per SM any GPU has (64 since Kepler); a count above
+// it is taken as this many.
+inline constexpr int kMaxResidentWarps = 64;
 
 // How much slower a measured prior must predict the start candidates (tune's
 // default configuration) for its fastest to be measured before them: nearer,

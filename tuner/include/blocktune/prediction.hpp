@@ -37,6 +37,14 @@ KernelWork kernel_work(const KernelDescription& kernel, const DeviceInfo& device
 Prediction predict_launch(const KernelDescription& kernel, const DeviceParameters& parameters, const KernelWork& work,
                           const LaunchResources& launch, std::int64_t steps_per_launch);
 
+// What the model knows of an entry's launch: its grid, block, the blocks an SM
+// holds at once and the L1 they leave.
+LaunchResources launch_resources(const DeviceInfo& device, const PlanEntry& entry, const DeviceParameters& parameters);
+
+// The warps a launchable entry keeps resident on an SM (resident_warps of its
+// launch_resources); 0 for the others.
+int resident_warps(const DeviceInfo& device, const PlanEntry& entry, const DeviceParameters& parameters);
+
 // The prediction for a launchable entry; nullopt for the others. The entry's
 // variant may hold estimated resources (ResourceEstimator) before it is compiled.
 std::optional<Prediction> predict_entry(const KernelDescription& kernel, const DeviceInfo& device, const ProblemSize& problem,

@@ -108,6 +108,11 @@ Prediction predict(const DeviceParameters& device, const KernelWork& work, const
 // The launch's waves, unrounded: its blocks over what the SMs hold at once.
 double waves(const DeviceParameters& device, const LaunchResources& launch);
 
+// The warps the launch keeps resident on an SM while its first wave runs:
+// the blocks an SM holds at once, fewer where the grid has fewer per SM, times
+// a block's warps (at most max_warps_per_sm); 0 for a launch that cannot run.
+int resident_warps(const DeviceParameters& device, const LaunchResources& launch);
+
 // The throughput-bound time: the soft maximum (kOverlapExponent) of the DRAM,
 // L2, L1, shared-memory and issue terms.
 double throughput_bound(const Prediction& prediction);
