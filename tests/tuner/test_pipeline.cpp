@@ -314,6 +314,38 @@ TEST_CASE("tune compiles only what its strategy proposes, and failed compiles co
   CHECK(store.trials(1, 1, 1).size() == 12);
 }
 
+// The search learns how fast each count of resident warps is (ModelScores::resident_warps); tune stores each
+// trial's count for replays of its recording: the blocks an SM holds, fewer where the grid has fewer per SM, times a
+// block's warps. At 4,096 elements every grid has fewer blocks than the H100's 132 SMs; at 2^22 the occupancy limits.
+TEST_CASE("tune stores the warps each launch keeps resident on an SM", "[pipeline][tune]") {
+  for (const std::int64_t n : {4096, 4194304}) {
+    INFO("n = " << n);
+    test::TempDir folder;
+    Store store = Store::open(folder / "tuning.db");
+    const VariantCompiler compiler(folder.path() / "cache");
+    TuneOptions options = simulated_options(16);
+    options.strategy = "exhaustive";  // block=64 first: items=8 among them
+    tune(fill_kernel(values(1)), 0, ProblemSize::parse(std::to_string(n)), store, compiler, options);
+    std::size_t compiled = 0, failed = 0;
+    for (const TrialRecord& trial : store.trials(1, 1, 1)) {
+      INFO(trial.config);
+      REQUIRE(trial.resident_warps);
+      const Config config = Config::parse(trial.config);
+      if (trial.outcome != Outcome::ok) {
+        CHECK(*trial.resident_warps == 0);
+        ++failed;
+        continue;
+      }
+      const std::int64_t block = config.get_int("block"), grid = n / (block * config.get_int("items"));
+      const std::int64_t blocks_per_sm = std::min<std::int64_t>(trial.blocks_per_sm, (grid + 131) / 132);
+      CHECK(*trial.resident_warps == blocks_per_sm * block / 32);
+      ++compiled;
+    }
+    CHECK(compiled > 0);
+    CHECK(failed > 0);  // items=8 does not compile
+  }
+}
+
 TEST_CASE("a rerun with the same strategy and seed retraces its steps from the database, then goes on", "[pipeline][tune]") {
   test::TempDir folder;
   const VariantCompiler compiler(folder.path() / "cache");
