@@ -16,6 +16,26 @@ using namespace blocktune::test;
 namespace {
 
 const ProblemSize cube{{64, 64, 64}};
+
+// A store at `file` with the H100, the stencil and the cube registered, for trials of one session.
+struct SessionStore {
+  Store store;
+  std::int64_t device, kernel, problem;
+  explicit SessionStore(const std::filesystem::path& file)
+      : store(Store::open(file)),
+        device(store.upsert_device(h100())),
+        kernel(store.upsert_kernel(stencil())),
+        problem(store.upsert_problem(kernel, cube)) {}
+  void add(const TrialRecord& trial) { store.add_trial(device, kernel, problem, trial); }
+};
+
+// The trials of an export imported into a fresh database `file`.
+std::vector<TrialRecord> imported_trials(const std::string& json, const std::filesystem::path& file) {
+  std::istringstream in(json);
+  Store::open(file).import_json(in, "a.json");
+  return read_database(file).sessions.at(0).trials;
+}
+
 constexpr std::string_view h200_uuid = "GPU-0b9d8d58-402f-e168-d1db-e962fc39fe74";
 
 void exec(const std::filesystem::path& file, const char* sql) {
@@ -97,31 +117,26 @@ TEST_CASE("how the L2 was left before timing goes through the store and its expo
   TempDir dir;
   const auto file = dir / "a.db";
   {
-    Store store = Store::open(file);
-    const auto device = store.upsert_device(h100());
-    const auto kernel = store.upsert_kernel(stencil());
-    const auto problem = store.upsert_problem(kernel, cube);
+    SessionStore session(file);
     TrialRecord warm = trial(64, 1, 1, 0.5);  // faster, but warm: an older run's
     warm.timestamp = 100;
-    store.add_trial(device, kernel, problem, warm);
+    session.add(warm);
     TrialRecord flushed = trial(32, 4, 1, 0.75);
     flushed.l2_flushed = true;
     flushed.timestamp = 200;
-    store.add_trial(device, kernel, problem, flushed);
-    CHECK(store.update_winner(device, kernel, problem)->config == flushed.config);
+    session.add(flushed);
+    Store& store = session.store;
+    CHECK(store.update_winner(session.device, session.kernel, session.problem)->config == flushed.config);
     warm.timestamp = 300;  // measured warm again, last: the warm trials decide
-    store.add_trial(device, kernel, problem, warm);
-    CHECK(store.update_winner(device, kernel, problem)->config == warm.config);
-    CHECK(store.update_winner(device, kernel, problem, {}, 1, true)->config == flushed.config);  // as a flushed run asks
+    session.add(warm);
+    CHECK(store.update_winner(session.device, session.kernel, session.problem)->config == warm.config);
+    CHECK(store.update_winner(session.device, session.kernel, session.problem, {}, 1, true)->config == flushed.config);  // as a flushed run asks
   }
   const std::string json = exported(file);
   CHECK(json.find("\"l2_flushed\":true") != std::string::npos);
   CHECK(json.find("\"l2_flushed\":false") != std::string::npos);
-  const auto imported = dir / "b.db";
-  std::istringstream in(json);
-  Store::open(imported).import_json(in, "a.json");
-  CHECK(exported(imported) == json);
-  const auto trials = read_database(imported).sessions.at(0).trials;
+  const auto trials = imported_trials(json, dir / "b.db");
+  CHECK(exported(dir / "b.db") == json);
   REQUIRE(trials.size() == 2);
   CHECK_FALSE(trials[0].l2_flushed);
   CHECK(trials[1].l2_flushed);
@@ -133,25 +148,19 @@ TEST_CASE("a launch's resident warps go through the store and its exports; a cou
   TempDir dir;
   const auto file = dir / "a.db";
   {
-    Store store = Store::open(file);
-    const auto device = store.upsert_device(h100());
-    const auto kernel = store.upsert_kernel(stencil());
-    const auto problem = store.upsert_problem(kernel, cube);
+    SessionStore session(file);
     TrialRecord known = trial(32, 4, 1, 0.75);
     known.resident_warps = 48;
-    store.add_trial(device, kernel, problem, known);
-    store.add_trial(device, kernel, problem, trial(64, 1, 1, 0.5));  // as stored before version 8
+    session.add(known);
+    session.add(trial(64, 1, 1, 0.5));  // as stored before version 8
     TrialRecord beyond = trial(64, 2, 1, 0.5);
     beyond.resident_warps = 65;
-    CHECK_THROWS_WITH(store.add_trial(device, kernel, problem, beyond), Catch::Contains("resident warps per SM must be 0 to 64"));
+    CHECK_THROWS_WITH(session.add(beyond), Catch::Contains("resident warps per SM must be 0 to 64"));
   }
   const std::string json = exported(file);
   CHECK(json.find("\"resident_warps\":48") != std::string::npos);
   CHECK(json.find("\"resident_warps\":null") != std::string::npos);
-  const auto imported = dir / "b.db";
-  std::istringstream in(json);
-  Store::open(imported).import_json(in, "a.json");
-  const auto trials = read_database(imported).sessions.at(0).trials;
+  const auto trials = imported_trials(json, dir / "b.db");
   REQUIRE(trials.size() == 2);
   CHECK(trials[0].resident_warps == 48);
   CHECK_FALSE(trials[1].resident_warps.has_value());
