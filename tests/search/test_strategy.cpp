@@ -200,6 +200,11 @@ TEST_CASE("Model scores are checked") {
   CHECK_THROWS_WITH(make_strategy("surrogate")->run(candidates(), &not_times, counted, {}, 0),
                     Catch::Contains("candidate 3") && Catch::Contains("positive times"));
   CHECK(calls == 0);
+  ModelScores negative_warps = perfect_model();
+  negative_warps.resident_warps = [](std::uint64_t candidate) { return candidate == 5 ? -2 : 32; };
+  CHECK_THROWS_WITH(make_strategy("surrogate")->run(candidates(), &negative_warps, counted, {}, 0),
+                    Catch::Contains("candidate 5 keeps -2 warps resident"));
+  CHECK(calls == 0);
 }
 
 TEST_CASE("Listed candidates must name the same parameters, once each") {
