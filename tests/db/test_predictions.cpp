@@ -144,7 +144,7 @@ TEST_CASE("how the L2 was left before timing goes through the store and its expo
 
 // Schema version 8: the warps a trial's launch kept resident on an SM, which
 // the search learns from (ModelScores::resident_warps).
-TEST_CASE("a launch's resident warps go through the store and its exports; a count beyond an SM's is refused") {
+TEST_CASE("a launch's resident warps go through the store and its exports, and a count beyond an SM's is refused") {
   TempDir dir;
   const auto file = dir / "a.db";
   {
