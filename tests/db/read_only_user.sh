@@ -38,7 +38,7 @@ expect() {  # expect CODE TEXT COMMAND...: run as user 65534
 }
 
 expect 0 "block_x=" best stencil3d_r1 --problem 512x512x512 --arch sm_90 --db "$db"
-expect 0 "schema 7" db list --db "$db"
+expect 0 "schema 8" db list --db "$db"
 expect 0 "stencil3d_r1" report -f csv --db "$db"
 expect 3 "no configuration" best no_such_kernel --problem 512x512x512 --arch sm_90 --db "$db"
 for leftover in "$db-wal" "$db-shm"; do

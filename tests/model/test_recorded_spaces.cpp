@@ -867,11 +867,12 @@ TEST_CASE("today's model ranks the twenty-ninth to thirty-first held-out sets, i
                  issue_targets_but({{"stencil3d_r1-896x896x40", {0.92, 1.033}}, {"stencil3d_r2-1280x768x56", {0.93, 1.1}}, {"stencil3d_r", {0.91, 1.03}}}));
 }
 
-// The thirty-second to fortieth held-out sets (bench/results/spaces/h200-held-out-32 to -40), H200 stencil
-// grids, each read once to judge a change of the correction (the set's README says which and how it went). The
+// The thirty-second to forty-first held-out sets (bench/results/spaces/h200-held-out-32 to -41), H200 stencil
+// grids, each read once to judge a change of the correction or, the forty-first, of the search (the set's README
+// says which and how it went). The
 // targets are issue 18's (Spearman >= 0.8, a configuration within 3% of the optimum in the top 10) raised to what
 // today's correction reached, and the misses held to what they reached.
-TEST_CASE("today's model ranks the thirty-second to fortieth held-out sets as issue 18 asks or as far as they reached") {
+TEST_CASE("today's model ranks the thirty-second to forty-first held-out sets as issue 18 asks or as far as they reached") {
   struct H200Set {
     std::string_view folder;
     std::size_t stencils;
@@ -902,9 +903,10 @@ TEST_CASE("today's model ranks the thirty-second to fortieth held-out sets as is
       // 40: judged it (kept; the file before reached Spearman 0.93-0.95 and the top 10 within 3% on three, r1
       // 640x512x320 1.046x).
       {"h200-held-out-40", 4, {{"stencil3d_r", {0.93, 1.03}}}},
-      // 41: read to judge the surrogate's resident warps (kept), a search change; the correction's first held-out
-      // set after 40.
-      {"h200-held-out-41", 4, {{"stencil3d_r", {0.93, 1.03}}}},
+      // 41: read to judge the surrogate's resident warps (kept), a search change; for the correction, the wide grids
+      // a few dozen planes deep it still missed in sample. Out of sample Spearman 0.94-0.95 and the top 10 within 3%
+      // on three; r1 1664x1024x36 (wide, thin) misses, at 1.036x.
+      {"h200-held-out-41", 4, {{"stencil3d_r1-1664x1024x36", {0.94, 1.037}}, {"stencil3d_r", {0.93, 1.03}}}},
   };
   for (const H200Set& set : sets) {
     DYNAMIC_SECTION(set.folder) { check_h200_set(set.folder, set.stencils, issue_targets_but(set.reached)); }
