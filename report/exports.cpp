@@ -107,7 +107,7 @@ std::string render_csv(const std::vector<Session>& sessions) {
       "config",        "block_x",           "block_y",         "block_z",     "carveout",     "outcome",
       "message",       "samples_ms",        "median_ms",       "min_ms",      "mean_ms",      "spread",
       "registers",     "static_smem",       "dynamic_smem",    "local_bytes", "spill_stores", "spill_loads",
-      "blocks_per_sm", "occupancy",         "limiting_factor", "compile_s",   "verify_s",     "benchmark_s",
+      "blocks_per_sm", "occupancy",         "resident_warps",  "limiting_factor", "compile_s", "verify_s",   "benchmark_s",
       "timestamp",     "blocktune_version", "sm_clock_mhz",    "metric",      "metric_unit",  "steps_per_launch",
       "l2_flushed"};
   // Next to the measured median, when the model predicted any of the trials.
@@ -150,6 +150,7 @@ std::string render_csv(const std::vector<Session>& sessions) {
                                       measured(std::to_string(t.spill_loads)),
                                       measured(std::to_string(t.blocks_per_sm)),
                                       measured(exact_text(t.occupancy)),
+                                      t.resident_warps ? std::to_string(*t.resident_warps) : std::string(),  // empty: not stored (before schema 8)
                                       measured(t.limiting_factor),
                                       measured(exact_text(t.compile_s)),
                                       measured(exact_text(t.verify_s)),

@@ -186,7 +186,9 @@ TEST_CASE("CSV: a header and one row per trial, in measurement order, rejected o
                              "5c253bc8114aaca712aa3e83cd75f6f2,512x512x512,1,"
                              "\"block_x=32,block_y=1,block_z=1,strategy=BASE,z_per_thread=1,carveout=-1\",,,,,"
                              "rejected_by_constraint,violates block_x * block_y * block_z >= 64," +
-                             std::string(17, ',') + "1795236944,"));  // samples_ms to benchmark_s empty
+                             std::string(18, ',') + "1795236944,"));  // samples_ms to benchmark_s empty
+  CHECK_THAT(csv, Catch::Contains(",blocks_per_sm,occupancy,resident_warps,limiting_factor,"));
+  CHECK_THAT(csv, Catch::Contains(",8,0.5,,shared memory,0.138259461,"));  // trial 3811: resident warps not stored before schema 8
   CHECK_THAT(csv,
              Catch::Contains(",3811,\"block_x=64,block_y=2,block_z=1,strategy=CSL,z_per_thread=4,carveout=0\",64,2,1,0,"
                              "ok,,0.40409600734710693 0.4020799994468689 "));
