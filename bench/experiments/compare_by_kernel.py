@@ -6,13 +6,12 @@ score more than 0.05 below it (issue 18, items 4 and 2).
     python3 bench/experiments/compare_by_kernel.py WITHOUT.txt WITH.txt ... NO-MODEL.txt
 """
 import collections
+import os
 import re
 import sys
 
-
-def load(path):
-    """score_strategy's output: {space: mean score}, its MEAN line left out."""
-    return {fields[0]: float(fields[-3]) for fields in map(str.split, open(path)) if fields and fields[0] != "MEAN"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_scores import load  # noqa: E402
 
 
 def kernel(space):
@@ -22,7 +21,7 @@ def kernel(space):
 
 def main():
     files = sys.argv[1:]
-    runs = [load(f) for f in files]
+    runs = [dict(load(f)) for f in files]
     if any(set(run) != set(runs[0]) for run in runs):
         sys.exit("the files do not score the same spaces")
     no_model = runs[-1] if "no-model" in files[-1] else None

@@ -1047,6 +1047,15 @@ std::string space_id_file_name(const std::filesystem::path& file) {
   return prefix + "__" + file.filename().string();
 }
 
+// Whether the model here predicts a recording as `tune` did: one of the stencil or the example kernels on an H100 or
+// H200, one step per launch (the per-step recordings are per time step).
+bool predicted_as_tune_does(const std::filesystem::path& file, const MeasuredSpace& space) {
+  const std::string& device = space.recording.device;
+  return (device.find("H200") != std::string::npos || device.find("H100") != std::string::npos) &&
+         file.filename().string().find("per-step") == std::string::npos &&
+         (space.kernel.starts_with("stencil3d_r") || example_spec(space.kernel));
+}
+
 // Of every recording, those `parameters_for` gives parameters for (nullopt: passed over) whose stored predictions
 // differ from what the model computes with them (some prediction by more than 5%), with the model's: written into the
 // current folder as space_id_file_name.
@@ -1123,11 +1132,7 @@ TEST_CASE("write today's predictions into copies of the example kernels' H200 re
 //   test_model "[.todays-predictions-everywhere]"
 TEST_CASE("write the predictions of one model into copies of every recording whose stored ones differ", "[.todays-predictions-everywhere]") {
   write_copies_where_predictions_differ([&](const std::filesystem::path& file, const MeasuredSpace& space) -> std::optional<DeviceParameters> {
-    const std::string& device = space.recording.device;
-    if ((device.find("H200") == std::string::npos && device.find("H100") == std::string::npos) ||
-        file.filename().string().find("per-step") != std::string::npos || space.recording.predicted_seconds.empty() ||
-        (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
-      return std::nullopt;
+    if (!predicted_as_tune_does(file, space) || space.recording.predicted_seconds.empty()) return std::nullopt;
     return tune_parameters(space.recording);
   });
 }
@@ -1140,11 +1145,7 @@ TEST_CASE("write the predictions of one model into copies of every recording who
 TEST_CASE("write each launch's resident warps into copies of every recording", "[.resident-warps]") {
   for (const auto& file : every_recorded_space_file()) {
     const MeasuredSpace space = load_space(file);
-    const std::string& device = space.recording.device;
-    if ((device.find("H200") == std::string::npos && device.find("H100") == std::string::npos) ||
-        file.filename().string().find("per-step") != std::string::npos ||
-        (!space.kernel.starts_with("stencil3d_r") && !example_spec(space.kernel)))
-      continue;
+    if (!predicted_as_tune_does(file, space)) continue;
     Recording recording = space.recording;
     recording.resident_warps = predict_space(space, tune_parameters(space.recording)).resident_warps;
     write_recording(space_id_file_name(file), recording);
