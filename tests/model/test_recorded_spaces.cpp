@@ -30,6 +30,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -1148,6 +1149,22 @@ TEST_CASE("write each launch's resident warps into copies of every recording", "
     if (!predicted_as_tune_does(file, space)) continue;
     Recording recording = space.recording;
     recording.resident_warps = predict_space(space, tune_parameters(space.recording)).resident_warps;
+    write_recording(space_id_file_name(file), recording);
+  }
+}
+
+// The same for the recordings of the public kernels blocktune has specs of, pnpoly and hotspot
+// (bench/anchors/specs/): their specs name sources that are read, not committed, so these must be fetched into
+// .carry/public first (bench/anchors/SOURCES.md); without them the spec's loader says which file is missing.
+//   test_model "[.resident-warps-anchors]"
+TEST_CASE("write each launch's resident warps into copies of the recordings of pnpoly and hotspot", "[.resident-warps-anchors]") {
+  const std::set<std::string, std::less<>> anchor_kernels{"hotspot", "hotspot_small", "pnpoly"};
+  for (const auto& file : every_recorded_space_file()) {
+    const MeasuredSpace space = load_space(file);
+    if (!anchor_kernels.contains(space.kernel)) continue;
+    Recording recording = space.recording;
+    const auto spec = load_spec(std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/anchors/specs" / space.kernel / "spec.json");
+    recording.resident_warps = predict_kernel(space, spec, tune_parameters(space.recording)).resident_warps;
     write_recording(space_id_file_name(file), recording);
   }
 }
