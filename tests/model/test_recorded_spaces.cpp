@@ -1153,6 +1153,20 @@ TEST_CASE("write each launch's resident warps into copies of every recording", "
   }
 }
 
+// The copies above compute each launch's resident warps from the recorded occupancy; `tune` stores the count it
+// computed from the compiled variant (schema version 8). On the trials `tune` stored on an H200 (GPU tests at
+// 553aea6c, model and `--no-model` runs exported), the two agree, so the copies replay what `tune` would give.
+TEST_CASE("the resident warps computed from a recording's occupancy are those tune stored on the GPU") {
+  const std::filesystem::path folder = std::filesystem::path(BLOCKTUNE_SOURCE_DIR) / "bench/results/gpu-tests/553aea6c/spaces";
+  for (const char* file : {"sum_of_squares-67108864-h200.csv.gz", "transpose-4096x4096-h200.csv.gz"}) {
+    INFO(file);
+    const MeasuredSpace space = load_space(folder / file);
+    REQUIRE(space.recording.resident_warps.size() == space.rows.size());
+    REQUIRE(space.rows.size() >= 30);
+    CHECK(predict_space(space, tune_parameters(space.recording)).resident_warps == space.recording.resident_warps);
+  }
+}
+
 // The same for the recordings of the public kernels blocktune has specs of, pnpoly and hotspot
 // (bench/anchors/specs/): their specs name sources that are read, not committed, so these must be fetched into
 // .carry/public first (bench/anchors/SOURCES.md); without them the spec's loader says which file is missing.
