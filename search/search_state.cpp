@@ -93,8 +93,13 @@ Prior::Prior(const ModelScores* model, const SearchState& state) : model_(model)
   if (!model_->score) throw std::invalid_argument("model scores without a score function");
   if (!state.whole()) return;
   whole_.resize(state.size());
-  for (std::uint64_t candidate = 0; candidate < state.size(); ++candidate)
+  if (model_->resident_warps) whole_resident_.resize(state.size());
+  // A candidate's resident warps next to its score: a model that plans each
+  // candidate once serves both (ModelScores::resident_warps).
+  for (std::uint64_t candidate = 0; candidate < state.size(); ++candidate) {
     whole_[candidate] = checked(candidate, model_->score(candidate));
+    if (!whole_resident_.empty()) whole_resident_[candidate] = static_cast<std::uint8_t>(asked_resident_warps(candidate));
+  }
 }
 
 double Prior::checked(std::uint64_t candidate, double score) const {
@@ -111,6 +116,10 @@ double Prior::score(std::uint64_t candidate) const {
 }
 
 int Prior::resident_warps(std::uint64_t candidate) const {
+  return whole_resident_.empty() ? asked_resident_warps(candidate) : whole_resident_[candidate];
+}
+
+int Prior::asked_resident_warps(std::uint64_t candidate) const {
   const int warps = model_->resident_warps(candidate);
   if (warps < 0) throw std::invalid_argument(fmt::format("candidate {} keeps {} warps resident: a count must not be negative", candidate, warps));
   return std::min(warps, kMaxResidentWarps);
@@ -119,8 +128,12 @@ int Prior::resident_warps(std::uint64_t candidate) const {
 void Prior::refine(std::uint64_t candidate, double score) {
   if (!model_) return;
   checked(candidate, score);
-  if (!whole_.empty()) whole_[candidate] = score;
-  else refined_[candidate] = score;
+  if (whole_.empty()) {
+    refined_[candidate] = score;
+    return;
+  }
+  whole_[candidate] = score;
+  if (!whole_resident_.empty()) whole_resident_[candidate] = static_cast<std::uint8_t>(asked_resident_warps(candidate));
 }
 
 CandidatePool::CandidatePool(const SearchState& state, Random& random) : state_(state), random_(random) {

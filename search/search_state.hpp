@@ -105,8 +105,11 @@ class Prior {
  private:
   double checked(std::uint64_t candidate, double score) const;
 
+  int asked_resident_warps(std::uint64_t candidate) const;
+
   const ModelScores* model_;
   std::vector<double> whole_;                         // every candidate's score, on a space searched whole
+  std::vector<std::uint8_t> whole_resident_;           // and its resident warps, where the scores give them
   std::unordered_map<std::uint64_t, double> refined_;  // elsewhere
 };
 

@@ -308,21 +308,37 @@ TuneResult tune(const KernelDescription& kernel, int ordinal, const ProblemSize&
     return entry;
   };
   // Per time step.
-  const auto predicted_per_step = [&](const Config& config, const ProblemSize& size, const std::optional<ResourceUsage>& usage) {
-    const auto entry = estimated_entry(config, size, usage);
+  const auto entry_per_step = [&](const std::optional<PlanEntry>& entry, const ProblemSize& size) {
     return entry ? predicted_seconds(*entry, size) / static_cast<double>(entry->resolved.steps_per_launch) : kNoPrediction;
+  };
+  const auto predicted_per_step = [&](const Config& config, const ProblemSize& size, const std::optional<ResourceUsage>& usage) {
+    return entry_per_step(estimated_entry(config, size, usage), size);
   };
   // Corrected by what the nearest other size of the kernel measured on this
   // device, where the store has one (search/include/blocktune/transfer.hpp).
   if (options.use_model && options.transfer_sizes) find_size_transfer(store, device_id, kernel_id, problem_id, problem, options.timing.flush_l2, predicted_per_step, result);
   const std::optional<SizeTransfer>& transfer = result.transfer;
   const auto transfer_factor = [&](const Config& config) { return transfer ? transfer->factor(config.to_string()) : 1.0; };
+  // The search asks a candidate's score and resident warps one next to the
+  // other: both from one planning, kept until the next candidate or until a
+  // compiled variant changes the estimated resources.
+  struct Planned {
+    std::uint64_t index;
+    std::size_t resources_known;
+    std::optional<PlanEntry> entry;
+  };
+  std::optional<Planned> last_planned;
+  const auto planned = [&](std::uint64_t index) -> const std::optional<PlanEntry>& {
+    if (!last_planned || last_planned->index != index || last_planned->resources_known != estimator.learned())
+      last_planned = Planned{index, estimator.learned(), estimated_entry(space.at(index), problem, std::nullopt)};
+    return last_planned->entry;
+  };
   const ModelScores model_scores{
-      .score = [&](std::uint64_t index) { return predicted_per_step(space.at(index), problem, std::nullopt); },
+      .score = [&](std::uint64_t index) { return entry_per_step(planned(index), problem); },
       .are_times = true,
       .count_work = work_counted,
       .resident_warps = [&](std::uint64_t index) {
-        const auto entry = estimated_entry(space.at(index), problem, std::nullopt);
+        const auto& entry = planned(index);
         return entry ? resident_warps(device, *entry, parameters) : 0;
       }};
   const ModelScores scores =

@@ -584,3 +584,65 @@ TEST_CASE("The surrogate learns how fast each count of resident warps is") {
   search->refine_score(*candidate, guesses[*candidate]);
   CHECK(asked[*candidate] == before + 1);
 }
+
+TEST_CASE("The surrogate asks a candidate's resident warps next to its score: a model may plan each candidate once") {
+  // Every call of the model, in order: 's' for a score, 'r' for a count of resident warps.
+  std::vector<std::pair<char, std::uint64_t>> asked;
+  const ModelScores model{.score = [&](std::uint64_t c) {
+                            asked.emplace_back('s', c);
+                            return 1e-3 * (1.0 + static_cast<double>(c % 97) / 97.0);
+                          },
+                          .are_times = true,
+                          .resident_warps = [&](std::uint64_t c) {
+                            asked.emplace_back('r', c);
+                            return static_cast<int>(8 * (1 + c % 8));
+                          }};
+  const auto each_count_next_to_its_score = [&] {
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      if (asked[i].first != 'r') continue;
+      const bool after = i > 0 && asked[i - 1] == std::pair('s', asked[i].second);
+      const bool before = i + 1 < asked.size() && asked[i + 1] == std::pair('s', asked[i].second);
+      if (!after && !before) return false;
+    }
+    return true;
+  };
+
+  SECTION("a space searched whole: each candidate once, score then count, before the first proposal") {
+    const auto search = make_strategy("surrogate")->start(candidates(), &model, 1);
+    REQUIRE(asked.size() == 2 * configs().size());
+    for (std::uint64_t c = 0; c < configs().size(); ++c) {
+      CHECK(asked[2 * c] == std::pair('s', c));
+      CHECK(asked[2 * c + 1] == std::pair('r', c));
+    }
+    for (int i = 0; i < 10; ++i) {
+      const auto candidate = search->propose();
+      REQUIRE(candidate);
+      search->tell(*candidate, measure(*candidate));
+    }
+    CHECK(asked.size() == 2 * configs().size());  // the search itself asks nothing more
+    const auto refined = search->propose();
+    REQUIRE(refined);
+    search->refine_score(*refined, 2e-3);
+    CHECK(asked.size() == 2 * configs().size() + 1);  // the refined candidate's count, asked again
+    CHECK(asked.back() == std::pair('r', *refined));
+  }
+
+  SECTION("a larger space, sampled: every count asked next to the same candidate's score") {
+    std::vector<Value> sixteen;
+    for (std::int64_t value = 1; value <= 16; ++value) sixteen.emplace_back(value);
+    SearchSpace large;
+    for (const char* name : {"a", "b", "c", "d"}) large.add_parameter({name, sixteen});
+    const ConstrainedSpace space(large);
+    REQUIRE(space.size() == 65536);  // over kWholeSpaceLimit
+    const auto search = make_strategy("surrogate")->start(space, &model, 1);
+    for (int i = 0; i < 20; ++i) {
+      const auto candidate = search->propose();
+      REQUIRE(candidate);
+      search->tell(*candidate, Evaluation{1e-3, 1.0});
+    }
+    const auto counts = std::ranges::count(asked, 'r', &std::pair<char, std::uint64_t>::first);
+    CHECK(counts >= 4096);  // the pool's sample
+    CHECK(counts < 8192);   // nothing like the space
+    CHECK(each_count_next_to_its_score());
+  }
+}

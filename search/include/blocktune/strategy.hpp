@@ -75,7 +75,9 @@ struct ModelScores {
   // how fast each count is: on a grid-stride kernel the fastest launches keep
   // one count of threads on every SM, a product of block size and blocks per
   // SM that no parameter names (bench/results/search-calibration/resident-warps/).
-  // Asked again for a candidate whose score was refined (its compiled resources).
+  // Asked again for a candidate whose score was refined (its compiled resources),
+  // and asked of a candidate next to its score wherever the search asks both
+  // (so a model that plans a candidate once for both need keep only the last).
   std::function<int(std::uint64_t candidate)> resident_warps;
 };
 
