@@ -17,10 +17,12 @@ spaces, written to DIR instead (the sequences are still read from bench/results/
 
     python3 bench/anchors/search_table.py --spaces 'bench/stencil3d_*-h200*' --results bench/results/anchors-search/h200
 
-With --predictions DIR, blocktune's strategies replay the copies of the recorded spaces in DIR that carry today's
-model's predictions (written by `test_model "[.todays-predictions]"`, named by space id: bench__<file> for a space
-of bench/results/spaces) in place of the predictions stored when each space was recorded; spaces without a copy are
-replayed as recorded. Times and costs are the recording's either way.
+With --predictions DIR, blocktune's strategies replay the copies of the recorded spaces in DIR, named by space id
+(bench__<file> for a space of bench/results/spaces), in place of the recordings: copies that carry each launch's
+resident warps, which recordings made before schema version 8 lack (`test_model "[.resident-warps]"` and
+"[.resident-warps-anchors]"), with those carrying today's model's predictions where a recording stored an older
+model's laid over them (`test_model "[.todays-predictions]"`). Spaces without a copy are replayed as recorded.
+Times and costs are the recording's either way.
 """
 
 import argparse
@@ -411,7 +413,7 @@ def main():
     ap.add_argument("--spaces", nargs="+", metavar="GLOB", help="only these space ids (default: every space)")
     ap.add_argument("--results", help="write the JSON files and README.md here (default: bench/results/anchors-search)")
     ap.add_argument("--predictions", metavar="DIR",
-                    help="replay the copies of the spaces in DIR, with today's model's predictions (see above)")
+                    help="replay the copies of the spaces in DIR: each launch's resident warps, today's model's predictions (see above)")
     ap.add_argument("--consistent-predictions", metavar="DIR",
                     help="for the section on the correction by another size: the copies of the spaces in DIR, every "
                          "recording's predictions from one model (test_model \"[.todays-predictions-everywhere]\")")
@@ -424,7 +426,7 @@ def main():
     spaces = kt.select(every_space, args.spaces)
     replayed, with_todays = with_predictions_from(args.predictions, spaces)  # what blocktune's strategies replay
     if args.predictions and with_predictions_from(args.predictions, every_space)[1] == 0:  # of every space: --spaces may pick none
-        sys.exit(f"search_table.py: no space copy in {args.predictions} (write them with test_model \"[.todays-predictions]\")")
+        sys.exit(f"search_table.py: no space copy in {args.predictions} (write them with test_model \"[.resident-warps]\")")
     os.makedirs(RESULTS, exist_ok=True)
     model_file = os.path.join(RESULTS, "blocktune-model.json")
     no_model_file = os.path.join(RESULTS, "blocktune-no-model.json")
@@ -582,9 +584,10 @@ def main():
 
     readme = TEMPLATE.format(
         date=datetime.date.today().isoformat(), default=default, seeds=args.seeds, version=version,
-        predictions=(f"today's model's predictions (`--predictions`: the {with_todays} H200 recordings of the example kernels "
-                     "that stored an older model's are replayed from copies written by "
-                     "`test_model \"[.todays-predictions]\"`)"
+        predictions=(f"today's model's predictions and each launch's resident warps (`--predictions`: {with_todays} recordings "
+                     "are replayed from copies written by `test_model \"[.resident-warps]\"`, with those of "
+                     "`test_model \"[.todays-predictions]\"` laid over them where a recording stored an older model's "
+                     "predictions)"
                      if with_todays else "the model's predictions stored in the recordings"),
         n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),
