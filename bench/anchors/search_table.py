@@ -424,7 +424,7 @@ def main():
         RESULTS = os.path.abspath(args.results)
     every_space = kt.spaces()
     spaces = kt.select(every_space, args.spaces)
-    replayed, with_todays = with_predictions_from(args.predictions, spaces)  # what blocktune's strategies replay
+    replayed, from_copies = with_predictions_from(args.predictions, spaces)  # what blocktune's strategies replay
     if args.predictions and with_predictions_from(args.predictions, every_space)[1] == 0:  # of every space: --spaces may pick none
         sys.exit(f"search_table.py: no space copy in {args.predictions} (write them with test_model \"[.resident-warps]\")")
     os.makedirs(RESULTS, exist_ok=True)
@@ -584,11 +584,11 @@ def main():
 
     readme = TEMPLATE.format(
         date=datetime.date.today().isoformat(), default=default, seeds=args.seeds, version=version,
-        predictions=(f"today's model's predictions and each launch's resident warps (`--predictions`: {with_todays} recordings "
+        predictions=(f"today's model's predictions and each launch's resident warps (`--predictions`: {from_copies} recordings "
                      "are replayed from copies written by `test_model \"[.resident-warps]\"`, with those of "
                      "`test_model \"[.todays-predictions]\"` laid over them where a recording stored an older model's "
                      "predictions)"
-                     if with_todays else "the model's predictions stored in the recordings"),
+                     if from_copies else "the model's predictions stored in the recordings"),
         n_spaces=len(spaces), at_target=at_target, matched=matched, compared=compared, target=SCORE_TARGET,
         match=SCORE_MATCH, table="\n".join(lines), status="\n".join(status),
         repeated=repeated_spaces(spaces, scores_of), without_hindsight=without_hindsight(kt_scores, scores_of),
