@@ -1,4 +1,4 @@
-// One seed of the default strategy replayed on a recorded space, measurement by
+// One seed of the default strategy replayed on a recorded space (or a Kernel Tuner cache, *.json[.gz]), measurement by
 // measurement: simulated time, cost, time measured, best so far over the optimum,
 // the model's prediction and the configuration (the first 40, then every 25th),
 // and the run's methodology score. MODE is `model` or `none`, as score_strategy.
@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: {} SPACE model|none SEED\n", argv[0]);
     return 2;
   }
-  const Recording recording = read_recording(argv[1]);
+  const std::string file = argv[1];
+  const Recording recording = file.find(".json") != std::string::npos ? read_kernel_tuner_recording(file) : read_recording(file);
   const bool with_model = std::string_view(argv[2]) == "model";
   const int seed = std::atoi(argv[3]);
   const auto model = with_model ? recorded_model_scores(recording) : std::nullopt;
