@@ -61,7 +61,8 @@ HELD_OUT_FOLDERS = ("h100-held-out-6", "h100-held-out-7", "h100-held-out-8", "h2
                     "h200-held-out-25", "h200-held-out-26", "h200-held-out-27", "h200-held-out-28",
                     "h200-held-out-29", "h200-held-out-30", "h200-held-out-31", "h200-held-out-32", "h200-held-out-33",
                     "h200-held-out-34", "h200-held-out-35", "h200-held-out-36", "h200-held-out-37", "h200-held-out-38",
-                    "h200-held-out-39", "h200-held-out-40", "h200-held-out-41", "h200-held-out-warm-7")
+                    "h200-held-out-39", "h200-held-out-40", "h200-held-out-41", "h200-held-out-42",
+                    "h200-held-out-warm-7")
 
 
 # Recordings timed with the L2 flushed (tune's default since schema version 7): the default, its size correction and
@@ -95,7 +96,8 @@ def held_out_from(set_number):
 # them again, undone, h200-held-out-37 to judge depth-8 trees with the last wave's idle share, kept, h200-held-out-38
 # to judge them again, kept, h200-held-out-39 to judge them with the fast end weighed more, kept, h200-held-out-40 to
 # judge them fitted again with the thirty-ninth set, kept, h200-held-out-41 and h200-flushed-8 to judge the surrogate
-# learning each count of resident warps, kept): the numbered sets
+# learning each count of resident warps, kept, h200-held-out-42 to judge the correction fitted again with sets 40
+# and 41, not kept): the numbered sets
 # from the twenty-fifth on, the warm sets and every flushed set but the first three, each new set in by its number.
 SIZE_CORRECTION_HELD_OUT_FOLDERS = held_out_from(25) + tuple(folder for folder in FLUSHED_FOLDERS
                                                              if folder not in ("h200-flushed-1", "h200-flushed-2", "h200-flushed-3"))

@@ -873,7 +873,7 @@ TEST_CASE("today's model ranks the twenty-ninth to thirty-first held-out sets, i
 // says which and how it went). The
 // targets are issue 18's (Spearman >= 0.8, a configuration within 3% of the optimum in the top 10) raised to what
 // today's correction reached, and the misses held to what they reached.
-TEST_CASE("today's model ranks the thirty-second to forty-first held-out sets as issue 18 asks or as far as they reached") {
+TEST_CASE("today's model ranks the thirty-second to forty-second held-out sets as issue 18 asks or as far as they reached") {
   struct H200Set {
     std::string_view folder;
     std::size_t stencils;
@@ -908,6 +908,9 @@ TEST_CASE("today's model ranks the thirty-second to forty-first held-out sets as
       // a few dozen planes deep it still missed in sample. Out of sample Spearman 0.94-0.95 and the top 10 within 3%
       // on three; r1 1664x1024x36 (wide, thin) misses, at 1.036x.
       {"h200-held-out-41", 4, {{"stencil3d_r1-1664x1024x36", {0.94, 1.037}}, {"stencil3d_r", {0.93, 1.03}}}},
+      // 42: judged the correction fitted again with sets 40 and 41 (not kept: its top 10 on r1 1920x1024x32 1.010x ->
+      // 1.067x). Out of sample Spearman 0.95 and the top 10 within 3% on all four (1.000x-1.025x).
+      {"h200-held-out-42", 4, {{"stencil3d_r", {0.94, 1.03}}}},
   };
   for (const H200Set& set : sets) {
     DYNAMIC_SECTION(set.folder) { check_h200_set(set.folder, set.stencils, issue_targets_but(set.reached)); }
