@@ -94,12 +94,14 @@ Prior::Prior(const ModelScores* model, const SearchState& state) : model_(model)
   if (!state.whole()) return;
   whole_.resize(state.size());
   if (model_->resident_warps) whole_resident_.resize(state.size());
-  // A candidate's resident warps next to its score: a model that plans each
-  // candidate once serves both (ModelScores::resident_warps).
-  for (std::uint64_t candidate = 0; candidate < state.size(); ++candidate) {
-    whole_[candidate] = checked(candidate, model_->score(candidate));
-    if (!whole_resident_.empty()) whole_resident_[candidate] = static_cast<std::uint8_t>(asked_resident_warps(candidate));
-  }
+  for (std::uint64_t candidate = 0; candidate < state.size(); ++candidate) keep_whole(candidate, checked(candidate, model_->score(candidate)));
+}
+
+// A candidate's resident warps asked next to its score: a model that plans
+// each candidate once serves both (ModelScores::resident_warps).
+void Prior::keep_whole(std::uint64_t candidate, double score) {
+  whole_[candidate] = score;
+  if (!whole_resident_.empty()) whole_resident_[candidate] = static_cast<std::uint8_t>(asked_resident_warps(candidate));
 }
 
 double Prior::checked(std::uint64_t candidate, double score) const {
@@ -128,12 +130,8 @@ int Prior::asked_resident_warps(std::uint64_t candidate) const {
 void Prior::refine(std::uint64_t candidate, double score) {
   if (!model_) return;
   checked(candidate, score);
-  if (whole_.empty()) {
-    refined_[candidate] = score;
-    return;
-  }
-  whole_[candidate] = score;
-  if (!whole_resident_.empty()) whole_resident_[candidate] = static_cast<std::uint8_t>(asked_resident_warps(candidate));
+  if (whole_.empty()) refined_[candidate] = score;
+  else keep_whole(candidate, score);
 }
 
 CandidatePool::CandidatePool(const SearchState& state, Random& random) : state_(state), random_(random) {

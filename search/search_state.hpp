@@ -106,6 +106,9 @@ class Prior {
   double checked(std::uint64_t candidate, double score) const;
 
   int asked_resident_warps(std::uint64_t candidate) const;
+  // On a space searched whole: the candidate's score and, where the scores
+  // give them, its resident warps, asked now.
+  void keep_whole(std::uint64_t candidate, double score);
 
   const ModelScores* model_;
   std::vector<double> whole_;                         // every candidate's score, on a space searched whole
